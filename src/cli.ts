@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { readEnvironment } from './config/environment';
+import { readJobsFile } from './config/jobsFile';
+import { createLogger } from './logging/logger';
+import { startService } from './service';
+import { openDatabase } from './store/open';
+
+const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
+
+  serve     run the service: REST API, metrics, dashboard and the in-process scheduler
+            (an embedded database in ./data unless DATABASE_URL is set)
+
+Options of serve:
+  --config FILE   jobs to declare at start (YAML or JSON with a "jobs" list)
+  --port N        port to listen on (default: PORT or 7433)
+  --host ADDR     address to listen on (default: HOST or 127.0.0.1)
+  --insecure      allow a non-loopback address without SERVICE_API_TOKEN`;
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      insecure: { type: 'boolean', default: false },
+    },
+  });
+  const env = readEnvironment({
+    ...process.env,
+    ...(values.port ? { PORT: values.port } : {}),
+    ...(values.host ? { HOST: values.host } : {}),
+  });
+  const logger = createLogger({ level: env.logLevel });
+  if (!isLoopback(env.host) && !env.apiToken && !values.insecure) {
+    throw new Error(
+      `refusing to listen on ${env.host} without SERVICE_API_TOKEN: set a token, or pass --insecure if something in front of the service authenticates`,
+    );
+  }
+  // Read the config file before opening anything: a bad entry must not start half a service.
+  const declaredJobs = values.config ? await readJobsFile(values.config) : [];
+  const db = await openDatabase(env);
+  const service = await startService({ env, db, logger, declaredJobs });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info('shutting down', { signal });
+      service.stop().then(
+        () => process.exit(0),
+        (error) => {
+          logger.error('shutdown failed', { err: error });
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(rest);
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(USAGE + '\n');
+      return;
+    default:
+      throw new Error(`unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: Error) => {
+  process.stderr.write(`crondeck: ${error.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { isValidTimeZone } from '../domain/timezone';
+import type { LogLevel } from '../logging/logger';
+
+/** SMTP settings from `SERVICE_SMTP_*`; absent when `SERVICE_SMTP_HOST` is not set. */
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  from: string;
+  username: string | null;
+  password: string | null;
+}
+
+/** Everything the service reads from its environment, parsed and checked in one place. */
+export interface Environment {
+  port: number;
+  host: string;
+  databaseUrl: string | null;
+  dataDir: string;
+  apiToken: string | null;
+  defaultTimeZone: string;
+  retentionDays: number;
+  logLevel: LogLevel;
+  smtp: SmtpSettings | null;
+  webhookDenyCidrs: string[];
+}
+
+const boolean = z
+  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1');
+const port = z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535);
+const optional = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
+
+const environmentSchema = z.object({
+  PORT: port.default(7433),
+  HOST: z.string().default('127.0.0.1'),
+  DATABASE_URL: z.string().optional(),
+  SERVICE_DATA_DIR: z.string().default('./data'),
+  SERVICE_API_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
+  SERVICE_TIMEZONE: z
+    .string()
+    .refine(isValidTimeZone, { error: 'must be an IANA time zone name' })
+    .default('UTC'),
+  SERVICE_RETENTION_DAYS: z.coerce.number({ error: 'must be a number of days' }).int().min(1).default(90),
+  SERVICE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  SERVICE_SMTP_HOST: z.string().optional(),
+  SERVICE_SMTP_PORT: port.default(587),
+  SERVICE_SMTP_SECURE: boolean.default(false),
+  SERVICE_SMTP_FROM: z.string().optional(),
+  SERVICE_SMTP_USERNAME: z.string().optional(),
+  SERVICE_SMTP_PASSWORD: z.string().optional(),
+  SERVICE_WEBHOOK_DENY_CIDRS: z.string().optional(),
+});
+
+/** Parses the environment, or throws one message naming every bad variable. */
+export function readEnvironment(env: NodeJS.ProcessEnv): Environment {
+  const cleaned = Object.fromEntries(Object.entries(env).map(([key, value]) => [key, optional(value)]));
+  const result = environmentSchema.safeParse(cleaned);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid environment: ${problems.join('; ')}`);
+  }
+  const e = result.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL ?? null,
+    dataDir: e.SERVICE_DATA_DIR,
+    apiToken: e.SERVICE_API_TOKEN ?? null,
+    defaultTimeZone: e.SERVICE_TIMEZONE,
+    retentionDays: e.SERVICE_RETENTION_DAYS,
+    logLevel: e.SERVICE_LOG_LEVEL,
+    smtp: e.SERVICE_SMTP_HOST
+      ? {
+          host: e.SERVICE_SMTP_HOST,
+          port: e.SERVICE_SMTP_PORT,
+          secure: e.SERVICE_SMTP_SECURE,
+          from: e.SERVICE_SMTP_FROM ?? 'service@localhost',
+          username: e.SERVICE_SMTP_USERNAME ?? null,
+          password: e.SERVICE_SMTP_PASSWORD ?? null,
+        }
+      : null,
+    webhookDenyCidrs: (e.SERVICE_WEBHOOK_DENY_CIDRS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  };
+}

@@ -1,0 +1,36 @@
+export const FINAL_STATUSES = ['success', 'failed', 'timeout', 'skipped'] as const;
+export type FinalStatus = (typeof FINAL_STATUSES)[number];
+/** `running` is internal: a row exists from the start of an attempt so a crash leaves a trace. */
+export type ExecutionStatus = FinalStatus | 'running';
+
+/** Statuses that an alert can be about (a `skipped` fire time never alerts). */
+export const ALERT_EVENTS = ['success', 'failed', 'timeout'] as const;
+export type AlertEvent = (typeof ALERT_EVENTS)[number];
+
+export interface Execution {
+  id: number;
+  jobId: number;
+  jobName: string;
+  status: ExecutionStatus;
+  startedAt: Date;
+  finishedAt: Date | null;
+  durationMs: number | null;
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  attempt: number;
+}
+
+/** What a finished attempt produced, before it has an id. */
+export interface AttemptResult {
+  status: FinalStatus;
+  startedAt: Date;
+  finishedAt: Date;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The exit code a process killed by `signal` reports: 128 + its number, as shells and Kubernetes do. */
+export const EXIT_CODE_TERM = 143;
+export const EXIT_CODE_KILL = 137;

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { checkCron } from './cron';
+import { isValidTimeZone } from './timezone';
+
+export const JOB_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
+export const MAX_TIMEOUT_SECONDS = 86_400;
+export const MAX_RETRY_ATTEMPTS = 10;
+export const MAX_BASE_DELAY_SECONDS = 3_600;
+
+export const jobNameSchema = z
+  .string({ error: 'is required and must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .max(200, { error: 'must be at most 200 characters' })
+  .regex(JOB_NAME_PATTERN, {
+    error: 'must start with a letter or digit and contain only letters, digits, ".", "_" and "-"',
+  });
+
+export const scheduleSchema = z
+  .string({ error: 'is required and must be a string' })
+  .superRefine((value, ctx) => {
+    const check = checkCron(value);
+    if (!check.valid) ctx.addIssue({ code: 'custom', message: check.error });
+  });
+
+export const timeZoneSchema = z
+  .string({ error: 'must be a string' })
+  .refine(isValidTimeZone, { error: 'must be an IANA time zone name such as Europe/Berlin or UTC' });
+
+export const retrySchema = z.strictObject(
+  {
+    maxAttempts: z
+      .number({ error: 'must be a number' })
+      .int({ error: 'must be an integer' })
+      .min(0, { error: 'must be at least 0' })
+      .max(MAX_RETRY_ATTEMPTS, { error: `must be at most ${MAX_RETRY_ATTEMPTS}` }),
+    baseDelay: z
+      .number({ error: 'must be a number of seconds' })
+      .min(0, { error: 'must be at least 0' })
+      .max(MAX_BASE_DELAY_SECONDS, { error: `must be at most ${MAX_BASE_DELAY_SECONDS}` }),
+  },
+  { error: 'must be an object { maxAttempts, baseDelay } with no other keys' },
+);
+
+/** The fields a client sends to create or replace a job (spec section 2). Units are seconds. */
+export const jobInputFields = {
+  name: jobNameSchema,
+  schedule: scheduleSchema,
+  command: z
+    .string({ error: 'is required and must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .max(65_536, { error: 'must be at most 65536 characters' }),
+  timeout: z
+    .number({ error: 'must be a number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(0, { error: 'must be at least 0 (0 means no timeout)' })
+    .max(MAX_TIMEOUT_SECONDS, { error: `must be at most ${MAX_TIMEOUT_SECONDS}` })
+    .optional(),
+  retry: retrySchema.optional(),
+  description: z
+    .string({ error: 'must be a string' })
+    .max(4_000, { error: 'must be at most 4000 characters' })
+    .optional(),
+  tags: z
+    .array(z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(100), {
+      error: 'must be an array of strings',
+    })
+    .max(50, { error: 'must have at most 50 entries' })
+    .optional(),
+  timezone: timeZoneSchema.optional(),
+  enabled: z.boolean({ error: 'must be true or false' }).optional(),
+};
+
+/**
+ * Fields the API returns on a job. A client may send a job back as it read it (GET, edit, PUT):
+ * these keys are accepted and ignored; any other unknown key is rejected so typos do not pass.
+ */
+const READ_ONLY_JOB_FIELDS = [
+  'id',
+  'createdAt',
+  'updatedAt',
+  'nextRun',
+  'lastRun',
+  'lastStatus',
+  'scheduleDescription',
+];
+
+export const jobInputSchema = z
+  .looseObject(jobInputFields, { error: 'request body must be a JSON object' })
+  .superRefine((value, ctx) => {
+    for (const key of Object.keys(value)) {
+      if (!(key in jobInputFields) && !READ_ONLY_JOB_FIELDS.includes(key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'is not a job field' });
+      }
+    }
+  })
+  .transform(({ name, schedule, command, timeout, retry, description, tags, timezone, enabled }) => ({
+    name,
+    schedule: schedule.trim(),
+    command,
+    timeout: timeout ?? 0,
+    retry: retry ?? null,
+    description: description ?? null,
+    tags: tags ?? [],
+    timezone: timezone ?? null,
+    enabled: enabled ?? true,
+  }));
+
+export type JobInput = z.output<typeof jobInputSchema>;
+export type RetryPolicy = z.output<typeof retrySchema>;
+
+/** A job as the service keeps it. */
+export interface Job extends JobInput {
+  id: number;
+  createdAt: Date;
+  updatedAt: Date;
+  lastRun: Date | null;
+  lastStatus: string | null;
+}
+
+/** The time zone a job's schedule is read in: its own, else the service default, else UTC. */
+export function effectiveTimeZone(job: Pick<Job, 'timezone'>, defaultTimeZone: string): string {
+  return job.timezone ?? defaultTimeZone;
+}

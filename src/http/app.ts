@@ -1,0 +1,73 @@
+import cors from 'cors';
+import express, { type Express } from 'express';
+import type { Pool } from 'pg';
+import type { Clock } from '../domain/clock';
+import { alertsRouter, type AlertsApi } from '../alerts/routes';
+import { dashboardRouter } from '../dashboard/router';
+import type { Logger } from '../logging/logger';
+import { mailboxRouter } from '../mailbox/routes';
+import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics/metrics';
+import { readMetricsSnapshot } from '../metrics/snapshot';
+import type { JobService } from '../scheduling/jobService';
+import type { SchedulerControl } from '../scheduling/schedulerControl';
+import { computeStats } from '../scheduling/stats';
+import { requireBearerToken } from './auth';
+import { errorHandler, HttpError } from './errors';
+import { cronRouter } from './routes/cron';
+import { executionsRouter } from './routes/executions';
+import { healthRouter } from './routes/health';
+import { jobsRouter } from './routes/jobs';
+import { schedulerRouter } from './routes/scheduler';
+
+/** Largest request body accepted; anything bigger is answered 413. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface AppDeps {
+  pool: Pool;
+  logger: Logger;
+  clock: Clock;
+  jobs: JobService;
+  scheduler: SchedulerControl;
+  metrics: ServiceMetrics;
+  alerts: AlertsApi;
+  /** When set, every `/api/*` request needs `Authorization: Bearer <token>`. */
+  apiToken: string | null;
+  defaultTimeZone: string;
+}
+
+/** Builds the whole HTTP service from its parts; `cli.ts` wires real parts, tests wire test ones. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(cors());
+  app.use(express.json({ limit: BODY_LIMIT_BYTES }));
+
+  app.use('/health', healthRouter(deps.pool, deps.scheduler));
+  app.get('/metrics', async (_req, res) => {
+    const body = await deps.metrics.render(await readMetricsSnapshot(deps.pool, deps.clock));
+    // res.end, not res.send: send would append a charset to the exact content type of the spec.
+    res.setHeader('Content-Type', METRICS_CONTENT_TYPE);
+    res.end(body);
+  });
+
+  const api = express.Router();
+  if (deps.apiToken) api.use(requireBearerToken(deps.apiToken));
+  api.use('/jobs/:id/alerts', alertsRouter(deps.alerts));
+  api.use('/jobs', jobsRouter(deps.jobs));
+  api.use('/executions', executionsRouter(deps.pool));
+  api.use('/scheduler', schedulerRouter(deps.scheduler));
+  api.get('/stats', async (_req, res) => {
+    res.json(await computeStats(deps.pool, deps.clock));
+  });
+  api.use('/cron', cronRouter(deps.clock, deps.defaultTimeZone));
+  api.use(mailboxRouter(deps.pool));
+  api.use((req, _res, next) =>
+    next(new HttpError(404, `no such endpoint: ${req.method} ${req.baseUrl}${req.path}`)),
+  );
+  app.use('/api', api);
+
+  app.use(dashboardRouter());
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,73 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { jobInputSchema } from '../../domain/job';
+import type { JobService, JobView } from '../../scheduling/jobService';
+import { parseOrThrow, parsePathId } from '../validate';
+
+const toggleSchema = z.strictObject(
+  { enabled: z.boolean({ error: 'is required and must be true or false' }) },
+  { error: 'request body must be a JSON object { "enabled": true|false }' },
+);
+
+/** The job as JSON: spec fields first, then ours. Timestamps are ISO 8601 UTC with milliseconds. */
+export function jobToJson(job: JobView) {
+  return {
+    id: job.id,
+    name: job.name,
+    schedule: job.schedule,
+    command: job.command,
+    timeout: job.timeout,
+    retry: job.retry,
+    description: job.description,
+    tags: job.tags,
+    timezone: job.timezone,
+    enabled: job.enabled,
+    createdAt: job.createdAt,
+    updatedAt: job.updatedAt,
+    nextRun: job.nextRun,
+    lastRun: job.lastRun,
+    lastStatus: job.lastStatus,
+  };
+}
+
+export function jobsRouter(jobs: JobService): Router {
+  const router = Router();
+
+  router.get('/', async (_req, res) => {
+    res.json((await jobs.list()).map(jobToJson));
+  });
+
+  router.post('/', async (req, res) => {
+    const input = parseOrThrow(jobInputSchema, req.body);
+    res.status(201).json(jobToJson(await jobs.create(input)));
+  });
+
+  router.get('/:id', async (req, res) => {
+    res.json(jobToJson(await jobs.get(parsePathId(req.params))));
+  });
+
+  router.put('/:id', async (req, res) => {
+    const id = parsePathId(req.params);
+    const input = parseOrThrow(jobInputSchema, req.body);
+    res.json(jobToJson(await jobs.replace(id, input)));
+  });
+
+  router.delete('/:id', async (req, res) => {
+    const id = parsePathId(req.params);
+    await jobs.remove(id);
+    res.json({ ok: true, id });
+  });
+
+  router.patch('/:id/toggle', async (req, res) => {
+    const id = parsePathId(req.params);
+    const { enabled } = parseOrThrow(toggleSchema, req.body);
+    res.json(jobToJson(await jobs.setEnabled(id, enabled)));
+  });
+
+  router.post('/:id/run', async (req, res) => {
+    const job = await jobs.runNow(parsePathId(req.params));
+    res.json({ message: `Job "${job.name}" triggered`, jobId: job.id });
+  });
+
+  return router;
+}

@@ -1,0 +1,24 @@
+import type { Pool } from 'pg';
+import type { Clock } from '../domain/clock';
+import { isPausedAt } from '../scheduling/schedulerControl';
+import { readExecutionCounters, summariseRecentDurations } from '../store/executions';
+import { countJobs } from '../store/jobs';
+import { databaseSizeBytes, readSchedulerState } from '../store/scheduler';
+import type { MetricsSnapshot } from './metrics';
+
+export async function readMetricsSnapshot(pool: Pool, clock: Clock): Promise<MetricsSnapshot> {
+  const [jobs, executions, recentDurations, scheduler, dbSizeBytes] = await Promise.all([
+    countJobs(pool),
+    readExecutionCounters(pool),
+    summariseRecentDurations(pool),
+    readSchedulerState(pool),
+    databaseSizeBytes(pool),
+  ]);
+  return {
+    jobs: { enabled: jobs.enabled, disabled: jobs.total - jobs.enabled },
+    executions,
+    recentDurations,
+    schedulerPaused: isPausedAt(scheduler, clock.now()),
+    dbSizeBytes,
+  };
+}

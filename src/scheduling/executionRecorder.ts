@@ -1,0 +1,118 @@
+import type { Pool } from 'pg';
+import type { AttemptResult, Execution } from '../domain/execution';
+import type { Job } from '../domain/job';
+import type { Logger } from '../logging/logger';
+import { type Queryable, withTransaction } from '../store/database';
+import { findJob } from '../store/jobs';
+import {
+  closeInterruptedAttempts,
+  countFinishedExecution,
+  finishAttempt,
+  insertFinishedExecution,
+  startAttempt,
+} from '../store/executions';
+
+/**
+ * Called inside the transaction that records a finished execution, so whatever it writes (the
+ * alert outbox) commits or rolls back together with the execution row and its counter.
+ */
+export type ExecutionFinishedHook = (
+  tx: Queryable,
+  finished: { job: Job; execution: Execution; finalAttempt: boolean },
+) => Promise<void>;
+
+/** Observers told after the commit (metrics caches, live dashboards). Never awaited by the runtime. */
+export type ExecutionListener = (execution: Execution) => void;
+
+/**
+ * The single path by which every execution is recorded, whichever runtime produced it: the row,
+ * the durable counter and the hook's writes commit in one transaction.
+ */
+export class ExecutionRecorder {
+  private readonly listeners: ExecutionListener[] = [];
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly logger: Logger,
+    private readonly onFinished: ExecutionFinishedHook = async () => undefined,
+  ) {}
+
+  subscribe(listener: ExecutionListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Opens the row of an attempt; it shows as running until `finish`. */
+  start(job: Job, attempt: number, startedAt: Date): Promise<number> {
+    return startAttempt(this.pool, { jobId: job.id, jobName: job.name, startedAt, attempt });
+  }
+
+  /** Records the outcome of an attempt opened by `start`. Returns null if it was already closed. */
+  async finish(
+    job: Job,
+    executionId: number,
+    result: AttemptResult,
+    finalAttempt: boolean,
+  ): Promise<Execution | null> {
+    const execution = await withTransaction(this.pool, async (tx) => {
+      const finished = await finishAttempt(tx, executionId, result);
+      if (finished) await this.count(tx, job, finished, finalAttempt);
+      return finished;
+    });
+    if (execution) this.notify(execution);
+    return execution;
+  }
+
+  /**
+   * Records an execution that arrives already finished: a skipped fire time, or a pod's report.
+   * With a `reportKey`, a report that arrives twice is stored and counted once (returns null).
+   */
+  async recordFinished(
+    job: Job,
+    result: AttemptResult & { attempt: number; reportKey?: string },
+    finalAttempt: boolean,
+  ): Promise<Execution | null> {
+    const execution = await withTransaction(this.pool, async (tx) => {
+      const inserted = await insertFinishedExecution(tx, { ...result, jobId: job.id, jobName: job.name });
+      if (inserted) await this.count(tx, job, inserted, finalAttempt);
+      return inserted;
+    });
+    if (execution) this.notify(execution);
+    return execution;
+  }
+
+  /**
+   * Closes attempts that a previous process left running (it crashed or was killed): each is
+   * recorded as failed, counted, and alerted like any failed final attempt.
+   */
+  async closeInterrupted(now: Date): Promise<Execution[]> {
+    const closed = await withTransaction(this.pool, async (tx) => {
+      const executions = await closeInterruptedAttempts(
+        tx,
+        now,
+        '\n[crondeck] the service stopped during this run\n',
+      );
+      for (const execution of executions) {
+        const job = await findJob(tx, execution.jobId);
+        if (job) await this.count(tx, job, execution, true);
+      }
+      return executions;
+    });
+    for (const execution of closed) this.notify(execution);
+    return closed;
+  }
+
+  private async count(tx: Queryable, job: Job, execution: Execution, finalAttempt: boolean): Promise<void> {
+    await countFinishedExecution(tx, execution);
+    await this.onFinished(tx, { job, execution, finalAttempt });
+  }
+
+  private notify(execution: Execution): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(execution);
+      } catch (error) {
+        this.logger.warn('execution listener failed', { err: error });
+      }
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import type { Pool } from 'pg';
+import type { Clock } from '../domain/clock';
+import { conflict, notFound } from '../domain/errors';
+import { effectiveTimeZone, type Job, type JobInput } from '../domain/job';
+import type { Runtime } from '../runtime/runtime';
+import { isUniqueViolation, withTransaction } from '../store/database';
+import * as jobs from '../store/jobs';
+import { NextRunCache } from './nextRunCache';
+
+/** A job as the API shows it: the stored job plus when it fires next. */
+export interface JobView extends Job {
+  nextRun: Date | null;
+}
+
+/** Creating, changing, deleting and running jobs, shared by the HTTP API and the config file. */
+export class JobService {
+  private readonly nextRuns = new NextRunCache();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly runtime: Runtime,
+    private readonly clock: Clock,
+    private readonly defaultTimeZone: string,
+  ) {}
+
+  async list(): Promise<JobView[]> {
+    const now = this.clock.now();
+    return (await jobs.listJobs(this.pool)).map((job) => this.view(job, now));
+  }
+
+  async get(id: number): Promise<JobView> {
+    return this.view(await this.require(id), this.clock.now());
+  }
+
+  async create(input: JobInput): Promise<JobView> {
+    const job = await this.translateConflict(input.name, () => jobs.insertJob(this.pool, input));
+    this.runtime.jobSaved(job);
+    return this.view(job, this.clock.now());
+  }
+
+  async replace(id: number, input: JobInput): Promise<JobView> {
+    const job = await this.translateConflict(input.name, () => jobs.updateJob(this.pool, id, input));
+    if (!job) throw notFound(`job ${id} not found`);
+    this.runtime.jobSaved(job);
+    return this.view(job, this.clock.now());
+  }
+
+  async remove(id: number): Promise<void> {
+    if (!(await jobs.deleteJob(this.pool, id))) throw notFound(`job ${id} not found`);
+    this.runtime.jobDeleted(id);
+  }
+
+  async setEnabled(id: number, enabled: boolean): Promise<JobView> {
+    const job = await jobs.setJobEnabled(this.pool, id, enabled);
+    if (!job) throw notFound(`job ${id} not found`);
+    this.runtime.jobSaved(job);
+    return this.view(job, this.clock.now());
+  }
+
+  /** Starts a run now. A disabled job can be run by hand too: disabling only stops the schedule. */
+  async runNow(id: number): Promise<Job> {
+    const job = await this.require(id);
+    this.runtime.runNow(job);
+    return job;
+  }
+
+  /**
+   * Applies the jobs of a config file all at once: every one is created or replaced by name, in
+   * one transaction, so a restart with the same file creates no duplicates and a failure leaves
+   * the previous set untouched.
+   */
+  async applyDeclared(inputs: JobInput[]): Promise<{ created: number; updated: number }> {
+    const results = await withTransaction(this.pool, async (tx) => {
+      const saved: { job: Job; created: boolean }[] = [];
+      for (const input of inputs) saved.push(await jobs.upsertJobByName(tx, input));
+      return saved;
+    });
+    for (const { job } of results) this.runtime.jobSaved(job);
+    const created = results.filter((r) => r.created).length;
+    return { created, updated: results.length - created };
+  }
+
+  nextRunOf(job: Job, now: Date): Date | null {
+    if (!job.enabled) return null;
+    return this.nextRuns.nextAfter(job.schedule, effectiveTimeZone(job, this.defaultTimeZone), now);
+  }
+
+  private view(job: Job, now: Date): JobView {
+    return { ...job, nextRun: this.nextRunOf(job, now) };
+  }
+
+  private async require(id: number): Promise<Job> {
+    const job = await jobs.findJob(this.pool, id);
+    if (!job) throw notFound(`job ${id} not found`);
+    return job;
+  }
+
+  private async translateConflict<T>(name: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      // For jobs, only the name is unique.
+      if (isUniqueViolation(error)) throw conflict(`a job named "${name}" already exists`);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import { type Clock, systemClock } from './domain/clock';
+import type { DeclaredJob } from './config/jobsFile';
+import type { Environment } from './config/environment';
+import { createApp } from './http/app';
+import type { Logger } from './logging/logger';
+import { ServiceMetrics } from './metrics/metrics';
+import { type AttemptRunner, LocalRuntime } from './runtime/local/localRuntime';
+import { ExecutionRecorder } from './scheduling/executionRecorder';
+import { JobService } from './scheduling/jobService';
+import { scheduleRetention } from './scheduling/retention';
+import { SchedulerControl } from './scheduling/schedulerControl';
+import type { Database } from './store/database';
+import { listJobs } from './store/jobs';
+import { migrate } from './store/migrate';
+import { readSchedulerState } from './store/scheduler';
+import { VERSION } from './version';
+
+export interface ServiceOptions {
+  env: Environment;
+  db: Database;
+  logger: Logger;
+  clock?: Clock;
+  /** Jobs from a config file, applied at start. */
+  declaredJobs?: DeclaredJob[];
+  /** Test seams of the local runtime. */
+  local?: { runAttempt?: AttemptRunner; autoTick?: boolean; shutdownGraceMs?: number };
+}
+
+export interface RunningService {
+  app: Express;
+  server: Server;
+  url: string;
+  runtime: LocalRuntime;
+  jobs: JobService;
+  recorder: ExecutionRecorder;
+  /** Stops accepting requests, lets running jobs finish (or records them failed), closes the database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Wires the service from its parts and starts it: migrations, the runtime, the HTTP server. This
+ * is the one place where the parts meet; `cli.ts` calls it with real parts, tests with test parts.
+ */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const { env, db, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const pool = db.pool;
+
+  await migrate(pool, logger);
+  const recorder = new ExecutionRecorder(pool, logger);
+  const runtime = new LocalRuntime({
+    recorder,
+    clock,
+    logger,
+    defaultTimeZone: env.defaultTimeZone,
+    loadJobs: () => listJobs(pool),
+    loadSchedulerState: () => readSchedulerState(pool),
+    ...options.local,
+  });
+  const jobs = new JobService(pool, runtime, clock, env.defaultTimeZone);
+  const scheduler = new SchedulerControl(pool, runtime, clock);
+
+  if (options.declaredJobs?.length) {
+    const applied = await jobs.applyDeclared(options.declaredJobs.map((declared) => declared.input));
+    logger.info('applied jobs from the config file', applied);
+  }
+  await runtime.start();
+  const stopRetention = scheduleRetention(pool, clock, env.retentionDays, logger);
+
+  const app = createApp({
+    pool,
+    logger,
+    clock,
+    jobs,
+    scheduler,
+    metrics: new ServiceMetrics(VERSION),
+    alerts: {},
+    apiToken: env.apiToken,
+    defaultTimeZone: env.defaultTimeZone,
+  });
+  const server = await listen(app, env.port, env.host);
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info('crondeck is listening', { url, database: db.description, version: VERSION });
+
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      stopRetention();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await runtime.stop();
+      server.closeAllConnections();
+      await closed;
+      await db.close();
+    })());
+
+  return { app, server, url, runtime, jobs, recorder, stop };
+}
+
+function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    server.once('error', reject);
+  });
+}

@@ -1,0 +1,42 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Pool } from 'pg';
+import type { Database } from './database';
+
+export interface EmbeddedOptions {
+  /** Data directory; `undefined` keeps the database in memory. */
+  dataDir?: string;
+  /** A tarball from `PGlite.dumpDataDir()` to start from (tests clone a migrated snapshot). */
+  loadDataDir?: Blob;
+}
+
+/**
+ * Starts PGlite (Postgres compiled to WebAssembly) in this process and serves it on a loopback port,
+ * so the rest of the service talks to it through `pg` exactly as it talks to a real server.
+ * PGlite is a single backend session: the pool holds exactly one connection.
+ */
+export async function startEmbeddedDatabase(
+  options: EmbeddedOptions = {},
+): Promise<Database & { pglite: PGlite }> {
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const pglite = await PGlite.create(
+    options.dataDir,
+    options.loadDataDir ? { loadDataDir: options.loadDataDir } : {},
+  );
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 1 });
+  await server.start();
+  const [host, port] = server.getServerConn().split(':');
+  const pool = new Pool({ host, port: Number(port), user: 'postgres', database: 'postgres', max: 1 });
+  pool.on('error', () => undefined);
+  return {
+    pool,
+    pglite,
+    description: options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory',
+    async close() {
+      await pool.end();
+      await server.stop();
+      await pglite.close();
+    },
+  };
+}

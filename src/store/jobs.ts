@@ -1,0 +1,135 @@
+import type { Job, JobInput } from '../domain/job';
+import type { Queryable } from './database';
+
+interface JobRow {
+  id: number;
+  name: string;
+  schedule: string;
+  command: string;
+  timeout_s: number;
+  retry: Job['retry'];
+  description: string | null;
+  tags: string[];
+  timezone: string | null;
+  enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+  last_run_at: Date | null;
+  last_status: string | null;
+}
+
+const JOB_COLUMNS = `id, name, schedule, command, timeout_s, retry, description, tags, timezone, enabled,
+  created_at, updated_at, last_run_at, last_status`;
+
+function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    name: row.name,
+    schedule: row.schedule,
+    command: row.command,
+    timeout: row.timeout_s,
+    retry: row.retry,
+    description: row.description,
+    tags: row.tags,
+    timezone: row.timezone,
+    enabled: row.enabled,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastRun: row.last_run_at,
+    lastStatus: row.last_status,
+  };
+}
+
+/** Where a job came from: the API, or a config file (which re-applies it at every start). */
+export type JobSource = 'api' | 'config';
+
+export async function listJobs(db: Queryable): Promise<Job[]> {
+  const { rows } = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs ORDER BY id`);
+  return rows.map(toJob);
+}
+
+export async function findJob(db: Queryable, id: number): Promise<Job | null> {
+  const { rows } = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1`, [id]);
+  return rows[0] ? toJob(rows[0]) : null;
+}
+
+export async function findJobByName(db: Queryable, name: string): Promise<Job | null> {
+  const { rows } = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE name = $1`, [name]);
+  return rows[0] ? toJob(rows[0]) : null;
+}
+
+export async function insertJob(db: Queryable, input: JobInput, source: JobSource = 'api'): Promise<Job> {
+  const { rows } = await db.query<JobRow>(
+    `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${JOB_COLUMNS}`,
+    jobValues(input, source),
+  );
+  return toJob(rows[0]!);
+}
+
+export async function updateJob(db: Queryable, id: number, input: JobInput): Promise<Job | null> {
+  const { rows } = await db.query<JobRow>(
+    `UPDATE jobs SET name = $2, schedule = $3, command = $4, timeout_s = $5, retry = $6, description = $7,
+       tags = $8, timezone = $9, enabled = $10, updated_at = now()
+     WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
+    [id, ...jobValues(input).slice(0, 9)],
+  );
+  return rows[0] ? toJob(rows[0]) : null;
+}
+
+/**
+ * Creates or replaces the job of that name, as a config file declares it. `xmax = 0` tells an
+ * inserted row from an updated one.
+ */
+export async function upsertJobByName(
+  db: Queryable,
+  input: JobInput,
+): Promise<{ job: Job; created: boolean }> {
+  const { rows } = await db.query<JobRow & { inserted: boolean }>(
+    `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (name) DO UPDATE SET schedule = EXCLUDED.schedule, command = EXCLUDED.command,
+       timeout_s = EXCLUDED.timeout_s, retry = EXCLUDED.retry, description = EXCLUDED.description,
+       tags = EXCLUDED.tags, timezone = EXCLUDED.timezone, enabled = EXCLUDED.enabled,
+       source = EXCLUDED.source, updated_at = now()
+     RETURNING ${JOB_COLUMNS}, (xmax = 0) AS inserted`,
+    jobValues(input, 'config'),
+  );
+  const row = rows[0]!;
+  return { job: toJob(row), created: row.inserted };
+}
+
+export async function setJobEnabled(db: Queryable, id: number, enabled: boolean): Promise<Job | null> {
+  const { rows } = await db.query<JobRow>(
+    `UPDATE jobs SET enabled = $2, updated_at = now() WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
+    [id, enabled],
+  );
+  return rows[0] ? toJob(rows[0]) : null;
+}
+
+export async function deleteJob(db: Queryable, id: number): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM jobs WHERE id = $1', [id]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function countJobs(db: Queryable): Promise<{ total: number; enabled: number }> {
+  const { rows } = await db.query<{ total: number; enabled: number }>(
+    'SELECT count(*)::int AS total, (count(*) FILTER (WHERE enabled))::int AS enabled FROM jobs',
+  );
+  return rows[0]!;
+}
+
+function jobValues(input: JobInput, source: JobSource = 'api'): unknown[] {
+  return [
+    input.name,
+    input.schedule,
+    input.command,
+    input.timeout,
+    input.retry === null ? null : JSON.stringify(input.retry),
+    input.description,
+    JSON.stringify(input.tags),
+    input.timezone,
+    input.enabled,
+    source,
+  ];
+}

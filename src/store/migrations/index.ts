@@ -1,0 +1,13 @@
+import { schedulerSchema } from './001_scheduler';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Every migration, in order. A migration is never edited once released: add a new one instead.
+ * Rooms own their numbers: 001 scheduler, 002 mailbox, 003 alerts.
+ */
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'scheduler', sql: schedulerSchema }];
