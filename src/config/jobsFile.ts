@@ -45,6 +45,7 @@ export function parseJobsFile(text: string, fileName: string): DeclaredJob[] {
   } catch (error) {
     throw new Error(
       `${fileName}: not valid ${fileName.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`,
+      { cause: error },
     );
   }
   const parsed = fileSchema.safeParse(document);
