@@ -7,7 +7,7 @@ import type { Environment } from './config/environment';
 import { createApp } from './http/app';
 import type { Logger } from './logging/logger';
 import { ServiceMetrics } from './metrics/metrics';
-import { type AttemptRunner, LocalRuntime } from './runtime/local/localRuntime';
+import { LocalRuntime, type LocalRuntimeOptions } from './runtime/local/localRuntime';
 import { ExecutionRecorder } from './scheduling/executionRecorder';
 import { JobService } from './scheduling/jobService';
 import { scheduleRetention } from './scheduling/retention';
@@ -26,10 +26,11 @@ export interface ServiceOptions {
   /** Jobs from a config file, applied at start. */
   declaredJobs?: DeclaredJob[];
   /** Test seams of the local runtime. */
-  local?: { runAttempt?: AttemptRunner; autoTick?: boolean; shutdownGraceMs?: number };
+  local?: Pick<LocalRuntimeOptions, 'runAttempt' | 'sleep' | 'autoTick' | 'shutdownGraceMs'>;
 }
 
 export interface RunningService {
+  db: Database;
   app: Express;
   server: Server;
   url: string;
@@ -99,7 +100,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await db.close();
     })());
 
-  return { app, server, url, runtime, jobs, recorder, stop };
+  return { db, app, server, url, runtime, jobs, recorder, stop };
 }
 
 function listen(app: Express, port: number, host: string): Promise<Server> {

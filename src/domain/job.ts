@@ -55,18 +55,18 @@ export const jobInputFields = {
     .min(0, { error: 'must be at least 0 (0 means no timeout)' })
     .max(MAX_TIMEOUT_SECONDS, { error: `must be at most ${MAX_TIMEOUT_SECONDS}` })
     .optional(),
-  retry: retrySchema.optional(),
+  retry: retrySchema.nullish(),
   description: z
     .string({ error: 'must be a string' })
     .max(4_000, { error: 'must be at most 4000 characters' })
-    .optional(),
+    .nullish(),
   tags: z
     .array(z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(100), {
       error: 'must be an array of strings',
     })
     .max(50, { error: 'must have at most 50 entries' })
     .optional(),
-  timezone: timeZoneSchema.optional(),
+  timezone: timeZoneSchema.nullish(),
   enabled: z.boolean({ error: 'must be true or false' }).optional(),
 };
 

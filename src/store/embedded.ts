@@ -24,7 +24,9 @@ export async function startEmbeddedDatabase(
     options.dataDir,
     options.loadDataDir ? { loadDataDir: options.loadDataDir } : {},
   );
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 1 });
+  // The pool holds one connection, but pg's pool drops a connection after any failed query and
+  // opens a new one at once, while the old socket is still closing: leave room for that overlap.
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 4 });
   await server.start();
   const [host, port] = server.getServerConn().split(':');
   const pool = new Pool({ host, port: Number(port), user: 'postgres', database: 'postgres', max: 1 });

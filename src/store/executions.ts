@@ -110,7 +110,7 @@ export async function countFinishedExecution(db: Queryable, execution: Execution
 export async function closeInterruptedAttempts(db: Queryable, now: Date, note: string): Promise<Execution[]> {
   const { rows } = await db.query<ExecutionRow>(
     `UPDATE executions SET status = 'failed', finished_at = $1,
-       duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM ($1::timestamptz - started_at)) * 1000)::int),
+       duration_ms = LEAST(2147483647, GREATEST(0, EXTRACT(EPOCH FROM ($1::timestamptz - started_at)) * 1000))::int,
        exit_code = -1, stderr = stderr || $2
      WHERE status = 'running' RETURNING ${FULL_COLUMNS}`,
     [now, note],

@@ -2,6 +2,7 @@ import { readEnvironment, type Environment } from '../../src/config/environment'
 import type { Clock } from '../../src/domain/clock';
 import { createMemoryLogger } from '../../src/logging/logger';
 import { type RunningService, type ServiceOptions, startService } from '../../src/service';
+import type { Database } from '../../src/store/database';
 import { createTestDatabase } from './database';
 
 export interface TestService extends RunningService {
@@ -34,11 +35,13 @@ export async function startTestService(
     clock?: Clock;
     local?: ServiceOptions['local'];
     declaredJobs?: ServiceOptions['declaredJobs'];
+    /** A database to reuse (restart tests); it stays open when the service stops. */
+    db?: Database;
   } = {},
 ): Promise<TestService> {
   const env: Environment = readEnvironment({ PORT: '0', HOST: '127.0.0.1', ...options.env });
   const logger = createMemoryLogger();
-  const db = await createTestDatabase();
+  const db = options.db ? { ...options.db, close: async () => undefined } : await createTestDatabase();
   const service = await startService({
     env,
     db,

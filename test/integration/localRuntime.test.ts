@@ -1,0 +1,196 @@
+import { ManualClock } from '../support/clock';
+import { ControlledAttempts } from '../support/attempts';
+import { eventually, startTestService, type TestService } from '../support/service';
+
+/** Scheduler behaviour with a hand-moved clock and attempts that finish on command. */
+describe('local runtime', () => {
+  let service: TestService;
+  let clock: ManualClock;
+  let attempts: ControlledAttempts;
+  let waits: number[];
+
+  beforeEach(async () => {
+    clock = new ManualClock('2026-06-01T10:00:30Z');
+    attempts = new ControlledAttempts();
+    waits = [];
+    const sleep = async (ms: number) => void waits.push(ms);
+    service = await startTestService({ clock, local: { runAttempt: attempts.run, sleep } });
+  });
+  afterEach(async () => {
+    while (attempts.pending.length > 0) attempts.finishNext();
+    await service.stop();
+  });
+
+  async function createJob(body: Record<string, unknown>) {
+    const response = await service.request('POST', '/api/jobs', { command: 'true', ...body });
+    expect(response.status).toBe(201);
+    return response.body as { id: number; nextRun: string };
+  }
+
+  const executions = async (jobId: number) =>
+    (await service.request('GET', `/api/executions?jobId=${jobId}`)).body as {
+      status: string;
+      attempt: number;
+    }[];
+
+  it('fires a job at its cron time and records the attempt', async () => {
+    const job = await createJob({ name: 'every-minute', schedule: '* * * * *' });
+    expect(job.nextRun).toBe('2026-06-01T10:01:00.000Z');
+    service.runtime.tick(clock.set('2026-06-01T10:00:59Z'));
+    expect(attempts.started).toHaveLength(0);
+    service.runtime.tick(clock.set('2026-06-01T10:01:00Z'));
+    await attempts.waitForStarted(1);
+    expect(attempts.started).toEqual([{ jobName: 'every-minute', attempt: 0 }]);
+    attempts.finishNext({ stdout: 'done\n' });
+    await service.runtime.idle();
+    expect(await executions(job.id)).toMatchObject([{ status: 'success', attempt: 0 }]);
+    expect(service.runtime.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-06-01T10:02:00.000Z');
+  });
+
+  it('records a fire time that comes while the previous run is active as skipped', async () => {
+    const job = await createJob({ name: 'slow', schedule: '* * * * *' });
+    service.runtime.tick(clock.set('2026-06-01T10:01:00Z'));
+    service.runtime.tick(clock.set('2026-06-01T10:02:00Z'));
+    service.runtime.tick(clock.set('2026-06-01T10:03:00Z'));
+    await attempts.waitForStarted(1);
+    expect(attempts.started).toHaveLength(1);
+    await eventually(async () => (await executions(job.id)).length === 2);
+    attempts.finishNext();
+    await service.runtime.idle();
+    const statuses = (await executions(job.id)).map((e) => e.status).sort();
+    expect(statuses).toEqual(['skipped', 'skipped', 'success']);
+    const skipped = (await service.request('GET', `/api/executions?jobId=${job.id}&status=skipped&limit=1`))
+      .body[0];
+    const detail = (await service.request('GET', `/api/executions/${skipped.id}`)).body;
+    expect(detail.stderr).toContain('previous run of this job was still in progress');
+  });
+
+  it('does not replay fire times missed while the service was not looking', async () => {
+    await createJob({ name: 'missed', schedule: '* * * * *' });
+    service.runtime.tick(clock.set('2026-06-01T10:30:10Z'));
+    await attempts.waitForStarted(1);
+    attempts.finishNext();
+    await service.runtime.idle();
+    service.runtime.tick(clock.set('2026-06-01T10:30:50Z'));
+    expect(attempts.started).toHaveLength(1);
+  });
+
+  it('keeps the next scheduled run when a job is run by hand', async () => {
+    const job = await createJob({ name: 'manual', schedule: '0 * * * *' });
+    const run = await service.request('POST', `/api/jobs/${job.id}/run`);
+    expect(run.body).toEqual({ message: 'Job "manual" triggered', jobId: job.id });
+    await attempts.waitForStarted(1);
+    attempts.finishNext();
+    await service.runtime.idle();
+    service.runtime.tick(clock.set('2026-06-01T11:00:00Z'));
+    await attempts.waitForStarted(2);
+  });
+
+  it('retries a failed attempt with exponential backoff', async () => {
+    const job = await createJob({
+      name: 'flaky',
+      schedule: '0 0 1 1 *',
+      retry: { maxAttempts: 2, baseDelay: 3 },
+    });
+    await service.request('POST', `/api/jobs/${job.id}/run`);
+    await attempts.waitForStarted(1);
+    attempts.finishNext({ status: 'failed', exitCode: 1 });
+    await attempts.waitForStarted(2);
+    attempts.finishNext({ status: 'failed', exitCode: 1 });
+    await attempts.waitForStarted(3);
+    attempts.finishNext({ status: 'success' });
+    await service.runtime.idle();
+    expect((await executions(job.id)).map((e) => [e.attempt, e.status])).toEqual([
+      [2, 'success'],
+      [1, 'failed'],
+      [0, 'failed'],
+    ]);
+    expect(waits).toEqual([3000, 6000]);
+  });
+
+  it('does not retry a timeout', async () => {
+    const job = await createJob({
+      name: 'stuck',
+      schedule: '0 0 1 1 *',
+      retry: { maxAttempts: 3, baseDelay: 0 },
+    });
+    await service.request('POST', `/api/jobs/${job.id}/run`);
+    await attempts.waitForStarted(1);
+    attempts.finishNext({ status: 'timeout', exitCode: 143 });
+    await service.runtime.idle();
+    expect((await executions(job.id)).map((e) => e.status)).toEqual(['timeout']);
+  });
+
+  it('does not fire while paused, and resumes by itself when `until` passes', async () => {
+    await createJob({ name: 'paused', schedule: '* * * * *' });
+    const pause = await service.request('POST', '/api/scheduler/pause', { until: '2026-06-01T10:05:00Z' });
+    expect(pause.body).toEqual({ paused: true, until: '2026-06-01T10:05:00.000Z' });
+    service.runtime.tick(clock.set('2026-06-01T10:01:00Z'));
+    service.runtime.tick(clock.set('2026-06-01T10:04:00Z'));
+    expect(attempts.started).toHaveLength(0);
+    expect((await service.request('GET', '/api/scheduler/status')).body.paused).toBe(true);
+    service.runtime.tick(clock.set('2026-06-01T10:05:00Z'));
+    await attempts.waitForStarted(1);
+    expect((await service.request('GET', '/api/scheduler/status')).body).toEqual({
+      paused: false,
+      until: null,
+    });
+  });
+
+  it('applies edits, disabling and deletion without a restart', async () => {
+    const job = await createJob({ name: 'editable', schedule: '0 * * * *' });
+    await service.request('PUT', `/api/jobs/${job.id}`, {
+      name: 'editable',
+      schedule: '*/5 * * * *',
+      command: 'true',
+    });
+    expect(service.runtime.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-06-01T10:05:00.000Z');
+    await service.request('PATCH', `/api/jobs/${job.id}/toggle`, { enabled: false });
+    expect(service.runtime.nextFireTimes().has(job.id)).toBe(false);
+    await service.request('PATCH', `/api/jobs/${job.id}/toggle`, { enabled: true });
+    expect(service.runtime.nextFireTimes().has(job.id)).toBe(true);
+    await service.request('DELETE', `/api/jobs/${job.id}`);
+    expect(service.runtime.nextFireTimes().has(job.id)).toBe(false);
+  });
+
+  it('fires in the job time zone across a daylight-saving jump', async () => {
+    const job = await createJob({ name: 'dst', schedule: '30 2 * * *', timezone: 'America/New_York' });
+    clock.set('2026-03-07T12:00:00Z');
+    await service.request('PATCH', `/api/jobs/${job.id}/toggle`, { enabled: false });
+    await service.request('PATCH', `/api/jobs/${job.id}/toggle`, { enabled: true });
+    // 02:30 does not exist on 2026-03-08 in New York: it fires once, at 03:00 EDT.
+    expect(service.runtime.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-03-08T07:00:00.000Z');
+    service.runtime.tick(clock.set('2026-03-08T07:00:00Z'));
+    await attempts.waitForStarted(1);
+    attempts.finishNext();
+    await service.runtime.idle();
+    expect(service.runtime.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-03-09T06:30:00.000Z');
+  });
+
+  it('records runs still going at shutdown as failed after the grace period', async () => {
+    const job = await createJob({ name: 'long', schedule: '0 0 1 1 *' });
+    await service.request('POST', `/api/jobs/${job.id}/run`);
+    await attempts.waitForStarted(1);
+    await service.runtime.stop();
+    const [execution] = await executions(job.id);
+    expect(execution).toMatchObject({ status: 'failed', exitCode: 143 });
+  });
+
+  it('closes a run left running by a crash as failed at the next start', async () => {
+    const job = await createJob({ name: 'crashed', schedule: '0 0 1 1 *' });
+    await service.db.pool.query(
+      `INSERT INTO executions (job_id, job_name, status, started_at, attempt) VALUES ($1, 'crashed', 'running', $2, 0)`,
+      [job.id, clock.now()],
+    );
+    expect(await executions(job.id)).toEqual([]);
+    const restarted = await startTestService({ clock, db: service.db });
+    try {
+      const [execution] = (await restarted.request('GET', `/api/executions?jobId=${job.id}`)).body;
+      expect(execution).toMatchObject({ status: 'failed', exitCode: -1 });
+      const metrics = (await restarted.request('GET', '/metrics')).text;
+      expect(metrics).toContain('service_executions_total{status="failed"} 1');
+    } finally {
+      await restarted.stop();
+    }
+  });
+});

@@ -1,0 +1,106 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCommand } from '../../src/runner/runCommand';
+
+/** Alive and not a zombie (a killed orphan stays a zombie until init reaps it). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('runCommand', () => {
+  it('captures stdout and stderr separately and reports success', async () => {
+    const result = await runCommand({ command: 'echo out; echo err >&2', timeoutSeconds: 0 });
+    expect(result).toMatchObject({ status: 'success', exitCode: 0, stdout: 'out\n', stderr: 'err\n' });
+    expect(result.finishedAt.getTime()).toBeGreaterThanOrEqual(result.startedAt.getTime());
+  });
+
+  it('reports the exit code of a failing command', async () => {
+    const result = await runCommand({ command: 'echo bad >&2; exit 3', timeoutSeconds: 0 });
+    expect(result).toMatchObject({ status: 'failed', exitCode: 3, stderr: 'bad\n' });
+  });
+
+  it('reports 127 for a command that does not exist', async () => {
+    const result = await runCommand({ command: 'no-such-command-anywhere', timeoutSeconds: 0 });
+    expect(result.status).toBe('failed');
+    expect(result.exitCode).toBe(127);
+  });
+
+  it('reports 128 + the signal number when the command is killed by a signal', async () => {
+    const result = await runCommand({ command: 'kill -9 $$', timeoutSeconds: 0 });
+    expect(result).toMatchObject({ status: 'failed', exitCode: 137 });
+  });
+
+  it('stops a command at its timeout, with every process it started', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crondeck-run-'));
+    const pidFile = join(dir, 'grandchild.pid');
+    const result = await runCommand({
+      command: `sh -c 'sleep 30 & echo $! > ${pidFile}; wait' ; echo never`,
+      timeoutSeconds: 1,
+    });
+    expect(result.status).toBe('timeout');
+    expect(result.exitCode).toBe(143);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('timed out after 1s');
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    expect(isAlive(grandchild)).toBe(false);
+  });
+
+  it('kills a command that ignores TERM after the grace period', async () => {
+    const result = await runCommand({
+      command: "trap '' TERM; while :; do sleep 0.1; done",
+      timeoutSeconds: 1,
+      killGraceSeconds: 0.5,
+    });
+    expect(result).toMatchObject({ status: 'timeout', exitCode: 137 });
+  });
+
+  it('does not leave background processes behind when the shell exits', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crondeck-run-'));
+    const pidFile = join(dir, 'bg.pid');
+    const result = await runCommand({
+      command: `sleep 30 > /dev/null 2>&1 & echo $! > ${pidFile}`,
+      timeoutSeconds: 0,
+    });
+    expect(result.status).toBe('success');
+    const background = Number(readFileSync(pidFile, 'utf8'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(isAlive(background)).toBe(false);
+  });
+
+  it('keeps the tail of output of several MiB within the limit', async () => {
+    // 4 MiB of numbered lines on stdout, 3 MiB on stderr.
+    const result = await runCommand({
+      command: "seq 1 600000 | awk '{ printf \"%06d\\n\", $1 }'; head -c 3145728 /dev/zero | tr '\\0' e >&2",
+      timeoutSeconds: 0,
+      outputLimitBytes: 1024 * 1024,
+    });
+    expect(result.status).toBe('success');
+    expect(result.stdout.endsWith('599999\n600000\n')).toBe(true);
+    expect(result.stdout).toMatch(/^\[\.\.\. \d+ bytes of earlier output dropped \.\.\.\]\n/);
+    expect(result.stdout.length).toBeLessThan(1024 * 1024 + 100);
+    expect(result.stderr.endsWith('eeee')).toBe(true);
+    expect(result.stderr.length).toBeLessThan(1024 * 1024 + 100);
+  });
+
+  it('stops the command when aborted, as a failure', async () => {
+    const abort = new AbortController();
+    const running = runCommand({ command: 'sleep 30', timeoutSeconds: 0, signal: abort.signal });
+    setTimeout(() => abort.abort(), 200);
+    expect(await running).toMatchObject({ status: 'failed', exitCode: 143 });
+  });
+
+  it('passes the environment it is given', async () => {
+    const result = await runCommand({
+      command: 'echo "$GREETING"',
+      timeoutSeconds: 0,
+      env: { GREETING: 'hej', PATH: process.env.PATH },
+    });
+    expect(result.stdout).toBe('hej\n');
+  });
+});
