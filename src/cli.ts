@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { readEnvironment } from './config/environment';
 import { readJobsFile } from './config/jobsFile';
+import { assertSafeListenAddress } from './config/listenAddress';
 import { createLogger } from './logging/logger';
 import { startService } from './service';
 import { openDatabase } from './store/open';
@@ -16,10 +17,6 @@ Options of serve:
   --port N        port to listen on (default: PORT or 7433)
   --host ADDR     address to listen on (default: HOST or 127.0.0.1)
   --insecure      allow a non-loopback address without SERVICE_API_TOKEN`;
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -37,11 +34,7 @@ async function serve(args: string[]): Promise<void> {
     ...(values.host ? { HOST: values.host } : {}),
   });
   const logger = createLogger({ level: env.logLevel });
-  if (!isLoopback(env.host) && !env.apiToken && !values.insecure) {
-    throw new Error(
-      `refusing to listen on ${env.host} without SERVICE_API_TOKEN: set a token, or pass --insecure if something in front of the service authenticates`,
-    );
-  }
+  assertSafeListenAddress(env.host, env.apiToken, values.insecure ?? false);
   // Read the config file before opening anything: a bad entry must not start half a service.
   const declaredJobs = values.config ? await readJobsFile(values.config) : [];
   const db = await openDatabase(env);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkCron } from './cron';
 import { isValidTimeZone } from './timezone';
+import { strictObjectError } from './zodErrors';
 
 export const JOB_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
 export const MAX_TIMEOUT_SECONDS = 86_400;
@@ -38,7 +39,7 @@ export const retrySchema = z.strictObject(
       .min(0, { error: 'must be at least 0' })
       .max(MAX_BASE_DELAY_SECONDS, { error: `must be at most ${MAX_BASE_DELAY_SECONDS}` }),
   },
-  { error: 'must be an object { maxAttempts, baseDelay } with no other keys' },
+  { error: strictObjectError('must be an object { maxAttempts, baseDelay }') },
 );
 
 /** The fields a client sends to create or replace a job (spec section 2). Units are seconds. */

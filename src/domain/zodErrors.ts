@@ -11,3 +11,12 @@ export function describeZodError(error: z.ZodError, prefix?: string): string {
   const path = [...(prefix ? [prefix] : []), ...issue.path.map(String)].join('.');
   return path ? `${path}: ${issue.message}` : issue.message;
 }
+
+/**
+ * The `error` option of a strict object: unknown keys are named ("unknown field foo"), anything
+ * else (not an object at all) gets `shapeMessage`.
+ */
+export function strictObjectError(shapeMessage: string) {
+  return (issue: { code?: string; keys?: string[] }) =>
+    issue.code === 'unrecognized_keys' ? `unknown field ${(issue.keys ?? []).join(', ')}` : shapeMessage;
+}

@@ -2,11 +2,12 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { jobInputSchema } from '../../domain/job';
 import type { JobService, JobView } from '../../scheduling/jobService';
+import { strictObjectError } from '../../domain/zodErrors';
 import { parseOrThrow, parsePathId } from '../validate';
 
 const toggleSchema = z.strictObject(
   { enabled: z.boolean({ error: 'is required and must be true or false' }) },
-  { error: 'request body must be a JSON object { "enabled": true|false }' },
+  { error: strictObjectError('request body must be a JSON object { "enabled": true|false }') },
 );
 
 /** The job as JSON: spec fields first, then ours. Timestamps are ISO 8601 UTC with milliseconds. */

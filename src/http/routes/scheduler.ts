@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { SchedulerControl } from '../../scheduling/schedulerControl';
+import { strictObjectError } from '../../domain/zodErrors';
 import { parseOrThrow } from '../validate';
 
 const pauseSchema = z
@@ -11,7 +12,7 @@ const pauseSchema = z
         .transform((value) => new Date(value))
         .nullish(),
     },
-    { error: 'request body must be a JSON object { "until"?: ISO 8601 timestamp }' },
+    { error: strictObjectError('request body must be a JSON object { "until"?: ISO 8601 timestamp }') },
   )
   .optional();
 

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { ALERT_EVENTS, type AlertEvent } from './execution';
+
+export const MAX_WEBHOOKS = 10;
+export const MAX_EMAIL_ENTRIES = 10;
+export const MAX_RECIPIENTS_PER_EMAIL = 50;
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+// A control character in a URL would be silently dropped by the URL parser, and in an address it
+// would end up in a mail header: both are refused outright.
+const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f]/;
+
+export const webhookUrlSchema = z
+  .string({ error: 'is required and must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .max(MAX_WEBHOOK_URL_LENGTH, { error: `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` })
+  .refine((value) => !CONTROL_OR_SPACE.test(value), {
+    error: 'must not contain spaces, line breaks or control characters',
+    abort: true,
+  })
+  .refine(isHttpUrl, { error: 'must be an http:// or https:// URL' });
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One address as the HTML standard defines a valid e-mail address: no display names, quotes,
+ * commas or spaces, so nothing in it can change the meaning of a mail header. Single-label domains
+ * (`ops@localhost`, an in-cluster relay) are allowed.
+ */
+export const emailAddressSchema = z
+  .string({ error: 'must be a string' })
+  .max(254, { error: 'must be at most 254 characters' })
+  .refine((value) => !CONTROL_OR_SPACE.test(value), {
+    error: 'must not contain spaces, line breaks or control characters',
+    abort: true,
+  })
+  .pipe(
+    z.email({ pattern: z.regexes.html5Email, error: 'must be an e-mail address such as ops@example.com' }),
+  );
+
+/** A non-empty subset of the alert events, kept in the canonical order without repeats. */
+export const alertEventsSchema = z
+  .array(z.enum(ALERT_EVENTS, { error: `must be one of ${ALERT_EVENTS.join(', ')}` }), {
+    error: `must be an array of events (${ALERT_EVENTS.join(', ')})`,
+  })
+  .min(1, { error: 'must name at least one event' })
+  .transform((events) => ALERT_EVENTS.filter((event) => events.includes(event)));
+
+export const webhookDestinationSchema = z.strictObject(
+  { url: webhookUrlSchema, events: alertEventsSchema },
+  { error: 'must be an object { url, events }' },
+);
+
+export const emailDestinationSchema = z.strictObject(
+  {
+    to: z
+      .array(emailAddressSchema, { error: 'must be an array of e-mail addresses' })
+      .min(1, { error: 'must name at least one address' })
+      .max(MAX_RECIPIENTS_PER_EMAIL, { error: `must have at most ${MAX_RECIPIENTS_PER_EMAIL} addresses` })
+      .transform((addresses) => [...new Set(addresses)]),
+    events: alertEventsSchema,
+  },
+  { error: 'must be an object { to, events }' },
+);
+
+/**
+ * The alert configuration of one job (spec section 2), as `PUT /api/jobs/:id/alerts` takes it. A
+ * missing list means none: the PUT replaces the whole configuration.
+ */
+export const alertConfigSchema = z
+  .strictObject(
+    {
+      webhooks: z
+        .array(webhookDestinationSchema, { error: 'must be an array of { url, events }' })
+        .max(MAX_WEBHOOKS, { error: `must have at most ${MAX_WEBHOOKS} entries` })
+        .optional(),
+      emails: z
+        .array(emailDestinationSchema, { error: 'must be an array of { to, events }' })
+        .max(MAX_EMAIL_ENTRIES, { error: `must have at most ${MAX_EMAIL_ENTRIES} entries` })
+        .optional(),
+    },
+    { error: 'request body must be a JSON object { "webhooks": [...], "emails": [...] }' },
+  )
+  .transform(({ webhooks, emails }) => ({ webhooks: webhooks ?? [], emails: emails ?? [] }));
+
+export type AlertConfig = z.output<typeof alertConfigSchema>;
+export type WebhookDestination = z.output<typeof webhookDestinationSchema>;
+export type EmailDestination = z.output<typeof emailDestinationSchema>;
+
+export const EMPTY_ALERT_CONFIG: AlertConfig = { webhooks: [], emails: [] };
+
+export function isAlertEvent(status: string): status is AlertEvent {
+  return (ALERT_EVENTS as readonly string[]).includes(status);
+}
