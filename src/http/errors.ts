@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { DomainError, type DomainErrorKind } from '../domain/errors';
 import type { Logger } from '../logging/logger';
+import { isTransientDatabaseError } from '../store/transient';
 
 /** An error whose message is meant for the API client, with the status to answer. */
 export class HttpError extends Error {
@@ -48,6 +49,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (typeof parserError.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
       res.status(parserError.status).json({ error: (error as Error).message });
+      return;
+    }
+    if (isTransientDatabaseError(error)) {
+      logger.warn('database unavailable', { method: req.method, path: req.path, err: error });
+      res.status(503).set('Retry-After', '5').json({ error: 'database unavailable, try again shortly' });
       return;
     }
     logger.error('request failed', { method: req.method, path: req.path, err: error });

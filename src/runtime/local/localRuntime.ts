@@ -8,6 +8,7 @@ import { type CommandResult, runCommand } from '../../runner/runCommand';
 import type { ExecutionRecorder } from '../../scheduling/executionRecorder';
 import { isPausedAt } from '../../scheduling/schedulerControl';
 import type { SchedulerState } from '../../store/scheduler';
+import { retryWhileUnavailable } from '../../store/transient';
 import type { Runtime } from '../runtime';
 
 /** Runs one attempt of a job; the default spawns the command, tests may substitute. */
@@ -181,10 +182,18 @@ export class LocalRuntime implements Runtime {
     this.timer.unref();
   }
 
+  private whileUnavailable<T>(work: () => Promise<T>): Promise<T> {
+    return retryWhileUnavailable(work, {
+      budgetMs: RECORD_RETRY_BUDGET_MS,
+      onRetry: (error, delayMs) =>
+        this.options.logger.warn('database unavailable; retrying', { delayMs, err: error }),
+    });
+  }
+
   private recordSkipped(job: Job, fireTime: Date): void {
     const now = this.options.clock.now();
-    this.options.recorder
-      .recordFinished(
+    this.whileUnavailable(() =>
+      this.options.recorder.recordFinished(
         job,
         {
           status: 'skipped',
@@ -196,10 +205,10 @@ export class LocalRuntime implements Runtime {
           attempt: 0,
         },
         true,
-      )
-      .catch((error) =>
-        this.options.logger.error('could not record a skipped run', { job: job.name, err: error }),
-      );
+      ),
+    ).catch((error) =>
+      this.options.logger.error('could not record a skipped run', { job: job.name, err: error }),
+    );
   }
 
   private launch(job: Job): void {
@@ -219,18 +228,26 @@ export class LocalRuntime implements Runtime {
         await this.sleep(retryDelaySeconds(job.retry?.baseDelay ?? 0, attempt) * 1000, signal);
         if (signal.aborted) return;
       }
-      const executionId = await this.options.recorder.start(job, attempt, new Date());
+      const executionId = await this.whileUnavailable(() =>
+        this.options.recorder.start(job, attempt, new Date()),
+      );
       const result = await this.runAttempt(job, attempt, signal);
       // A timeout is not retried, and neither is a run stopped by shutdown or deletion.
       const final = result.status !== 'failed' || attempt === attempts - 1 || signal.aborted;
       const stderr = signal.aborted
         ? `${result.stderr}[crondeck] stopped: the service is shutting down or the job was deleted\n`
         : result.stderr;
-      await this.options.recorder.finish(job, executionId, { ...result, stderr }, final);
+      // The result exists only in memory until this commits: ride out a database restart.
+      await this.whileUnavailable(() =>
+        this.options.recorder.finish(job, executionId, { ...result, stderr }, final),
+      );
       if (final) return;
     }
   }
 }
+
+/** How long a run keeps trying to record its result while the database is unreachable. */
+const RECORD_RETRY_BUDGET_MS = 10 * 60_000;
 
 function spawnAttempt(job: Job, attempt: number, signal: AbortSignal): Promise<CommandResult> {
   return runCommand({

@@ -1,0 +1,76 @@
+import { Pool } from 'pg';
+import type { Database } from '../../src/store/database';
+import { ControlledAttempts } from '../support/attempts';
+import { createTestDatabase } from '../support/database';
+import { startTestService } from '../support/service';
+import { TcpProxy } from '../support/tcpProxy';
+
+/** The database as the service sees it through a proxy that the test can cut. */
+async function databaseBehindProxy(): Promise<{ db: Database; proxy: TcpProxy; close(): Promise<void> }> {
+  const real = await createTestDatabase();
+  const options = real.pool.options as {
+    host?: string;
+    port?: number;
+    connectionString?: string;
+    user?: string;
+    database?: string;
+  };
+  const target = options.connectionString ? new URL(options.connectionString) : undefined;
+  const proxy = new TcpProxy(
+    target?.hostname ?? options.host ?? '127.0.0.1',
+    Number(target?.port || options.port),
+  );
+  const port = await proxy.start();
+  const pool = new Pool({
+    host: '127.0.0.1',
+    port,
+    user: target ? decodeURIComponent(target.username) : options.user,
+    database: target ? target.pathname.slice(1) : options.database,
+    max: real.pool.options.max,
+  });
+  pool.on('error', () => undefined);
+  return {
+    db: { pool, description: 'behind a proxy', close: () => pool.end() },
+    proxy,
+    async close() {
+      await pool.end().catch(() => undefined);
+      await proxy.stop();
+      await real.close();
+    },
+  };
+}
+
+describe('a database outage', () => {
+  it('answers 503 while the database is away and records a finished run once it is back', async () => {
+    const { db, proxy, close } = await databaseBehindProxy();
+    const attempts = new ControlledAttempts();
+    const service = await startTestService({ db, local: { runAttempt: attempts.run } });
+    try {
+      const job = (
+        await service.request('POST', '/api/jobs', { name: 'through', schedule: '@daily', command: 'true' })
+      ).body;
+      await service.request('POST', `/api/jobs/${job.id}/run`);
+      await attempts.waitForStarted(1);
+
+      await proxy.cut();
+      const unavailable = await service.request('GET', '/api/jobs');
+      expect(unavailable.status).toBe(503);
+      expect(unavailable.body).toEqual({ error: 'database unavailable, try again shortly' });
+      // The run finishes while the database is away; its result waits in memory.
+      attempts.finishNext({ stdout: 'kept\n' });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await proxy.restore();
+
+      await service.runtime.idle();
+      const [execution] = (await service.request('GET', `/api/executions?jobId=${job.id}`)).body;
+      expect(execution).toMatchObject({ status: 'success' });
+      expect((await service.request('GET', `/api/executions/${execution.id}`)).body.stdout).toBe('kept\n');
+      const metrics = (await service.request('GET', '/metrics')).text;
+      expect(metrics).toContain('service_executions_total{status="success"} 1');
+      expect(service.logger.lines.some((line) => line.msg === 'database unavailable; retrying')).toBe(true);
+    } finally {
+      await service.stop();
+      await close();
+    }
+  });
+});

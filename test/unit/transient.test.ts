@@ -1,0 +1,42 @@
+import { isTransientDatabaseError, retryWhileUnavailable } from '../../src/store/transient';
+
+describe('retryWhileUnavailable', () => {
+  const unavailable = Object.assign(new Error('terminating connection due to administrator command'), {
+    code: '57P01',
+  });
+  const noSleep = async () => undefined;
+
+  it('retries transient failures until the work succeeds', async () => {
+    let calls = 0;
+    const result = await retryWhileUnavailable(
+      async () => {
+        calls++;
+        if (calls < 3) throw unavailable;
+        return 'done';
+      },
+      { budgetMs: 60_000, sleep: noSleep },
+    );
+    expect([result, calls]).toEqual(['done', 3]);
+  });
+
+  it('throws other errors at once', async () => {
+    const duplicate = Object.assign(new Error('duplicate key'), { code: '23505' });
+    let calls = 0;
+    await expect(
+      retryWhileUnavailable(
+        async () => {
+          calls++;
+          throw duplicate;
+        },
+        { budgetMs: 60_000, sleep: noSleep },
+      ),
+    ).rejects.toBe(duplicate);
+    expect(calls).toBe(1);
+  });
+
+  it('classifies connection errors as transient', () => {
+    expect(isTransientDatabaseError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(isTransientDatabaseError(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isTransientDatabaseError(Object.assign(new Error('x'), { code: '22P02' }))).toBe(false);
+  });
+});
