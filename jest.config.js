@@ -9,5 +9,6 @@ module.exports = {
   // These dependencies ship ESM only; swc turns them into CommonJS for Jest.
   transformIgnorePatterns: ['/node_modules/(?!(@kubernetes/client-node|openid-client|oauth4webapi|jose)/)'],
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
   testTimeout: 30000,
 };
