@@ -31,6 +31,13 @@ export async function startEmbeddedDatabase(
   const [host, port] = server.getServerConn().split(':');
   const pool = new Pool({ host, port: Number(port), user: 'postgres', database: 'postgres', max: 1 });
   pool.on('error', () => undefined);
+  // Every connection shares the one backend session, so what an earlier connection prepared is
+  // still there, while a new pg client believes it has prepared nothing: its first named statement
+  // would fail with "already exists". Start each connection as a fresh server session would.
+  // (pg runs a client's queries in order, so this one goes first.)
+  pool.on('connect', (client) => {
+    client.query('DEALLOCATE ALL').catch(() => undefined);
+  });
   return {
     pool,
     pglite,

@@ -108,6 +108,24 @@ describe('jobs API', () => {
     expect(await jobCount()).toBe(2);
   });
 
+  // A refused write makes the pool replace its connection; the lists that follow use prepared
+  // statements, which must not collide with what the previous connection prepared (the embedded
+  // database keeps one backend session for every connection).
+  it('keeps answering the lists after a refused write, however they interleave', async () => {
+    await service.request('POST', '/api/jobs', valid);
+    for (let round = 0; round < 5; round++) {
+      const statuses = (
+        await Promise.all([
+          service.request('GET', '/api/jobs'),
+          service.request('POST', '/api/jobs', valid),
+          service.request('GET', '/api/jobs'),
+          service.request('GET', '/api/executions'),
+        ])
+      ).map((response) => response.status);
+      expect(statuses).toEqual([200, 409, 200, 200]);
+    }
+  });
+
   describe('rejects bad input with a 400 naming the field, and writes nothing', () => {
     const cases: [string, unknown, string][] = [
       ['name missing', { schedule: '* * * * *', command: 'x' }, 'name: '],
