@@ -1,4 +1,5 @@
 import { schedulerSchema } from './001_scheduler';
+import { mailboxSchema } from './002_mailbox';
 
 export interface Migration {
   version: number;
@@ -10,4 +11,7 @@ export interface Migration {
  * Every migration, in order. A migration is never edited once released: add a new one instead.
  * Rooms own their numbers: 001 scheduler, 002 mailbox, 003 alerts.
  */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'scheduler', sql: schedulerSchema }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'scheduler', sql: schedulerSchema },
+  { version: 2, name: 'mailbox', sql: mailboxSchema },
+];

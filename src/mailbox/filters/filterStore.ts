@@ -1,0 +1,69 @@
+import type { Queryable } from '../../store/database';
+import type { MessageSummaryRow } from '../messages/messageSummary';
+import type { Page } from '../shared/pagination';
+import { MAX_INTEGER_ID } from '../shared/validation';
+import {
+  filterCountStatement,
+  filterMessagesStatement,
+  labelMessagesStatement,
+  relatedLabelsStatement,
+  type SqlStatement,
+} from './filterQueries';
+
+export interface RelatedLabel {
+  id: number;
+  name: string;
+  color: string | null;
+  icon: string | null;
+  source: string;
+  co_count: number;
+}
+
+export interface FilterCount {
+  total: number;
+  unread: number;
+}
+
+/**
+ * An id beyond the integer range is a positive integer that no label can have: no message has ALL
+ * the listed labels then, and the answer is known without asking the database.
+ */
+const includesImpossibleId = (ids: readonly number[]) => ids.some((id) => id > MAX_INTEGER_ID);
+
+async function rowsOf<R extends object>(db: Queryable, statement: SqlStatement): Promise<R[]> {
+  const { rows } = await db.query<R & Record<string, unknown>>(statement.text, statement.values);
+  return rows;
+}
+
+export async function filterMessages(
+  db: Queryable,
+  ids: readonly number[],
+  page: Page,
+  sparseCostRatio?: number,
+): Promise<MessageSummaryRow[]> {
+  if (includesImpossibleId(ids)) return [];
+  return rowsOf(db, filterMessagesStatement(ids, page, sparseCostRatio));
+}
+
+export async function countFiltered(db: Queryable, ids: readonly number[]): Promise<FilterCount> {
+  if (includesImpossibleId(ids)) return { total: 0, unread: 0 };
+  const [count] = await rowsOf<FilterCount>(db, filterCountStatement(ids));
+  return count!;
+}
+
+export async function relatedLabels(
+  db: Queryable,
+  ids: readonly number[],
+  limit: number,
+): Promise<RelatedLabel[]> {
+  if (includesImpossibleId(ids)) return [];
+  return rowsOf(db, relatedLabelsStatement(ids, limit));
+}
+
+export async function labelMessages(
+  db: Queryable,
+  labelId: number,
+  page: Page,
+): Promise<MessageSummaryRow[]> {
+  return rowsOf(db, labelMessagesStatement(labelId, page));
+}

@@ -1,0 +1,65 @@
+import { type AddressObject, type HeaderLines, simpleParser } from 'mailparser';
+import { badRequest } from '../../http/errors';
+import { textOfHtml } from './htmlText';
+
+/** Largest RFC 822 source accepted (25 MiB, the usual limit of mail servers); 413 above. */
+export const RFC822_LIMIT_BYTES = 25 * 1024 * 1024;
+
+/** What an RFC 822 source says about a message, in the fields of POST /api/messages. */
+export interface ParsedSource {
+  message_id: string | null;
+  in_reply_to: string | null;
+  subject: string | null;
+  from_address: string | null;
+  from_name: string | null;
+  to_addresses: string | null;
+  date: Date | null;
+  size: number;
+  has_attachments: boolean;
+  text_body: string | null;
+}
+
+/** Postgres text cannot hold U+0000, which a decoded part may contain: it is dropped. */
+const clean = (value: string | undefined | null): string | null =>
+  value ? value.replaceAll('\u0000', '') || null : null;
+
+const addressList = (field: AddressObject | AddressObject[] | undefined): string | null =>
+  field ? clean((Array.isArray(field) ? field : [field]).map((list) => list.text).join(', ')) : null;
+
+/**
+ * The Date header, or null when it is missing or unreadable (mailparser would substitute the
+ * current time, which would be a made-up date), or outside the years Postgres and ISO share.
+ */
+function headerDate(headerLines: HeaderLines): Date | null {
+  const line = headerLines.find((header) => header.key === 'date')?.line;
+  if (!line) return null;
+  const date = new Date(line.slice(line.indexOf(':') + 1).trim());
+  const year = date.getUTCFullYear();
+  return Number.isNaN(date.getTime()) || year < 1 || year > 9999 ? null : date;
+}
+
+/**
+ * Parses a source with mailparser. The plain text body is kept; a message with only an HTML part
+ * gets the text of its HTML (mailparser derives it only for a message that is HTML as a whole).
+ */
+export async function parseRfc822(source: Buffer): Promise<ParsedSource> {
+  let mail;
+  try {
+    mail = await simpleParser(source, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
+  } catch {
+    throw badRequest('request body is not a readable RFC 822 message');
+  }
+  const from = mail.from?.value[0];
+  return {
+    message_id: clean(mail.messageId),
+    in_reply_to: clean(mail.inReplyTo),
+    subject: clean(mail.subject),
+    from_address: clean(from?.address),
+    from_name: clean(from?.name),
+    to_addresses: addressList(mail.to),
+    date: headerDate(mail.headerLines),
+    size: source.length,
+    has_attachments: mail.attachments.length > 0,
+    text_body: clean(mail.text || (typeof mail.html === 'string' ? textOfHtml(mail.html) : null)),
+  };
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { MAX_INTEGER_ID, reject } from './validation';
+
+const INVALID = 'Invalid identity_id: must be a positive integer';
+
+/** `identity_id` in a JSON body: missing or falsy is "required"; otherwise a positive integer. */
+export const identityIdInBody = z
+  .unknown()
+  .optional()
+  .transform((value, ctx): number => {
+    if (!value) return reject(ctx, 'identity_id is required');
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_INTEGER_ID) {
+      return reject(ctx, INVALID);
+    }
+    return value;
+  });
+
+/** `identity_id` in a query string: decimal digits (surrounding spaces allowed), at least 1. */
+export const identityIdInQuery = z
+  .unknown()
+  .optional()
+  .transform((value, ctx): number => {
+    if (value === undefined || value === '') return reject(ctx, 'identity_id query parameter is required');
+    if (typeof value !== 'string' || !/^\s*[0-9]+\s*$/.test(value)) return reject(ctx, INVALID);
+    const id = Number(value);
+    if (id < 1 || id > MAX_INTEGER_ID) return reject(ctx, INVALID);
+    return id;
+  });
