@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import { type Alerting, type AlertingOptions, createAlerting } from './alerts/alerting';
 import { type Clock, systemClock } from './domain/clock';
 import type { DeclaredJob } from './config/jobsFile';
 import type { Environment } from './config/environment';
@@ -27,6 +28,8 @@ export interface ServiceOptions {
   declaredJobs?: DeclaredJob[];
   /** Test seams of the local runtime. */
   local?: Pick<LocalRuntimeOptions, 'runAttempt' | 'sleep' | 'autoTick' | 'shutdownGraceMs'>;
+  /** Tuning and test seams of alert delivery (timeouts, poll interval, TLS trust of a test SMTP server). */
+  alerting?: AlertingOptions;
 }
 
 export interface RunningService {
@@ -37,6 +40,7 @@ export interface RunningService {
   runtime: LocalRuntime;
   jobs: JobService;
   recorder: ExecutionRecorder;
+  alerting: Alerting;
   /** Stops accepting requests, lets running jobs finish (or records them failed), closes the database. */
   stop(): Promise<void>;
 }
@@ -51,7 +55,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const pool = db.pool;
 
   await migrate(pool, logger);
-  const recorder = new ExecutionRecorder(pool, logger);
+  const alerting = createAlerting({
+    pool,
+    clock,
+    logger,
+    smtp: env.smtp,
+    webhookDenyCidrs: env.webhookDenyCidrs,
+    retentionDays: env.retentionDays,
+    options: options.alerting,
+  });
+  const recorder = new ExecutionRecorder(pool, logger, alerting.hook);
+  recorder.subscribe((execution) => alerting.executionRecorded(execution));
   const runtime = new LocalRuntime({
     recorder,
     clock,
@@ -65,10 +79,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const scheduler = new SchedulerControl(pool, runtime, clock);
 
   if (options.declaredJobs?.length) {
+    // Checked before the jobs are applied: a bad shortcut must not leave half a config file applied.
+    const declaredAlerts = alerting.readDeclared(options.declaredJobs);
     const applied = await jobs.applyDeclared(options.declaredJobs.map((declared) => declared.input));
+    await alerting.applyDeclared(declaredAlerts);
     logger.info('applied jobs from the config file', applied);
   }
   await runtime.start();
+  alerting.start();
   const stopRetention = scheduleRetention(pool, clock, env.retentionDays, logger);
 
   const app = createApp({
@@ -78,7 +96,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     jobs,
     scheduler,
     metrics: new ServiceMetrics(VERSION),
-    alerts: {},
+    alerts: alerting.api,
     apiToken: env.apiToken,
     defaultTimeZone: env.defaultTimeZone,
   });
@@ -95,12 +113,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await runtime.stop();
+      // After the runtime: alerts of the runs it let finish are queued, and kept for the next start.
+      await alerting.stop();
       server.closeAllConnections();
       await closed;
       await db.close();
     })());
 
-  return { db, app, server, url, runtime, jobs, recorder, stop };
+  return { db, app, server, url, runtime, jobs, recorder, alerting, stop };
 }
 
 function listen(app: Express, port: number, host: string): Promise<Server> {

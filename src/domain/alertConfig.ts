@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALERT_EVENTS, type AlertEvent } from './execution';
+import { strictObjectError } from './zodErrors';
 
 export const MAX_WEBHOOKS = 10;
 export const MAX_EMAIL_ENTRIES = 10;
@@ -8,7 +9,7 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 // A control character in a URL would be silently dropped by the URL parser, and in an address it
 // would end up in a mail header: both are refused outright.
-const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f]/;
+const CONTROL_OR_SPACE = /[\s\p{Cc}]/u;
 
 export const webhookUrlSchema = z
   .string({ error: 'is required and must be a string' })
@@ -55,7 +56,7 @@ export const alertEventsSchema = z
 
 export const webhookDestinationSchema = z.strictObject(
   { url: webhookUrlSchema, events: alertEventsSchema },
-  { error: 'must be an object { url, events }' },
+  { error: strictObjectError('must be an object { url, events }') },
 );
 
 export const emailDestinationSchema = z.strictObject(
@@ -67,7 +68,7 @@ export const emailDestinationSchema = z.strictObject(
       .transform((addresses) => [...new Set(addresses)]),
     events: alertEventsSchema,
   },
-  { error: 'must be an object { to, events }' },
+  { error: strictObjectError('must be an object { to, events }') },
 );
 
 /**
@@ -86,7 +87,7 @@ export const alertConfigSchema = z
         .max(MAX_EMAIL_ENTRIES, { error: `must have at most ${MAX_EMAIL_ENTRIES} entries` })
         .optional(),
     },
-    { error: 'request body must be a JSON object { "webhooks": [...], "emails": [...] }' },
+    { error: strictObjectError('request body must be a JSON object { "webhooks": [...], "emails": [...] }') },
   )
   .transform(({ webhooks, emails }) => ({ webhooks: webhooks ?? [], emails: emails ?? [] }));
 

@@ -35,6 +35,7 @@ export async function startTestService(
     clock?: Clock;
     local?: ServiceOptions['local'];
     declaredJobs?: ServiceOptions['declaredJobs'];
+    alerting?: ServiceOptions['alerting'];
     /** A database to reuse (restart tests); it stays open when the service stops. */
     db?: Database;
   } = {},
@@ -48,6 +49,7 @@ export async function startTestService(
     logger,
     clock: options.clock,
     declaredJobs: options.declaredJobs,
+    alerting: options.alerting,
     local: { autoTick: false, shutdownGraceMs: 2000, ...options.local },
   });
   const request = async (

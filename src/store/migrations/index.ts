@@ -1,5 +1,6 @@
 import { schedulerSchema } from './001_scheduler';
 import { mailboxSchema } from './002_mailbox';
+import { alertsSchema } from './003_alerts';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,5 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'scheduler', sql: schedulerSchema },
   { version: 2, name: 'mailbox', sql: mailboxSchema },
+  { version: 3, name: 'alerts', sql: alertsSchema },
 ];

@@ -1,0 +1,42 @@
+import type { OutboxAlert } from '../store/alerts';
+import type { AlertSnapshot } from './alertSnapshot';
+import type { DeliveryOutcome } from './deliveryOutcome';
+import type { EmailSender } from './emailSender';
+import { emailMessage } from './formats/email';
+import { webhookBody } from './formats/webhookFormat';
+import type { WebhookSender } from './webhookSender';
+
+/** Separator of the recipients in an e-mail row's destination (addresses contain no commas). */
+export const RECIPIENT_SEPARATOR = ', ';
+
+/** Turns an outbox row into a request: the format from the snapshot, the sender by channel. */
+export function alertDelivery(senders: {
+  webhooks: WebhookSender;
+  email: EmailSender | null;
+  /** Right-hand side of the Message-ID of alert e-mails. */
+  messageIdDomain: string;
+}): (alert: OutboxAlert, stop: AbortSignal) => Promise<DeliveryOutcome> {
+  return async (alert, stop) => {
+    const snapshot = alert.snapshot as AlertSnapshot;
+    if (alert.channel === 'webhook') {
+      // The same key on every attempt lets a receiver drop a duplicate sent after a crash.
+      const headers = { 'idempotency-key': `crondeck-alert-${alert.id}` };
+      return senders.webhooks.send(
+        alert.destination,
+        webhookBody(alert.destination, snapshot),
+        headers,
+        stop,
+      );
+    }
+    if (!senders.email) {
+      // Queued while SMTP was configured, and the service restarted without it.
+      return { status: 'rejected', error: 'e-mail is not configured: SERVICE_SMTP_HOST is not set' };
+    }
+    return senders.email.send(
+      alert.destination.split(RECIPIENT_SEPARATOR),
+      emailMessage(snapshot),
+      `<crondeck-alert-${alert.id}.${alert.executionId}@${senders.messageIdDomain}>`,
+      stop,
+    );
+  };
+}

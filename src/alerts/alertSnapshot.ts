@@ -1,0 +1,63 @@
+import type { AlertEvent, Execution } from '../domain/execution';
+import type { Job } from '../domain/job';
+
+/** How much output an alert carries (spec section 8): the last 500 characters. */
+export const OUTPUT_TAIL_CHARACTERS = 500;
+
+/**
+ * What an outbox row keeps of the job and the execution: exactly the generic webhook payload of
+ * the spec. Every format is derived from it, so an alert can be sent after its job is deleted or
+ * its execution pruned.
+ */
+export interface AlertSnapshot {
+  event: AlertEvent;
+  job: { id: number; name: string; schedule: string; command: string };
+  execution: {
+    id: number;
+    status: string;
+    exitCode: number;
+    durationMs: number;
+    startedAt: string;
+    finishedAt: string;
+    stdoutTail: string;
+    stderrTail: string;
+    attempt: number;
+  };
+  /** When the alert was raised: the same on every delivery attempt. */
+  timestamp: string;
+}
+
+export function snapshotOf(job: Job, execution: Execution, event: AlertEvent, raisedAt: Date): AlertSnapshot {
+  const finishedAt = execution.finishedAt ?? execution.startedAt;
+  return {
+    event,
+    job: { id: job.id, name: job.name, schedule: job.schedule, command: job.command },
+    execution: {
+      id: execution.id,
+      status: execution.status,
+      exitCode: execution.exitCode ?? -1,
+      durationMs: execution.durationMs ?? Math.max(0, finishedAt.getTime() - execution.startedAt.getTime()),
+      startedAt: execution.startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      stdoutTail: lastCharacters(execution.stdout, OUTPUT_TAIL_CHARACTERS),
+      stderrTail: lastCharacters(execution.stderr, OUTPUT_TAIL_CHARACTERS),
+      attempt: execution.attempt,
+    },
+    timestamp: raisedAt.toISOString(),
+  };
+}
+
+/**
+ * The last `count` characters of `text`, counted in code points so that an emoji or other astral
+ * character is never cut in half. Walks back from the end: cheap for a megabyte of output.
+ */
+export function lastCharacters(text: string, count: number): string {
+  let start = text.length;
+  for (let taken = 0; taken < count && start > 0; taken++) {
+    const unit = text.charCodeAt(start - 1);
+    const isLowSurrogate = unit >= 0xdc00 && unit <= 0xdfff;
+    const before = start >= 2 ? text.charCodeAt(start - 2) : 0;
+    start -= isLowSurrogate && before >= 0xd800 && before <= 0xdbff ? 2 : 1;
+  }
+  return text.slice(start);
+}

@@ -1,0 +1,126 @@
+import type { ConnectionOptions } from 'node:tls';
+import type { Pool } from 'pg';
+import type { SmtpSettings } from '../config/environment';
+import type { DeclaredJob } from '../config/jobsFile';
+import type { Clock } from '../domain/clock';
+import type { Execution } from '../domain/execution';
+import type { Logger } from '../logging/logger';
+import type { ExecutionFinishedHook } from '../scheduling/executionRecorder';
+import { VERSION } from '../version';
+import { WebhookAddressPolicy } from './addressPolicy';
+import { AlertConfigService, type DeclaredAlerts } from './alertConfigService';
+import { alertDelivery } from './alertDelivery';
+import { EmailSender } from './emailSender';
+import { OutboxWorker } from './outboxWorker';
+import { outboxHook } from './outboxHook';
+import { alertConfigFromShortcuts } from './shortcuts';
+import { WebhookSender } from './webhookSender';
+
+/** Tuning and test seams of alert delivery; production runs with none set. */
+export interface AlertingOptions {
+  /** Per webhook request; default 10 s (spec section 6). */
+  webhookTimeoutMs?: number;
+  pollIntervalMs?: number;
+  retryDelaysMs?: readonly number[];
+  leaseMs?: number;
+  concurrency?: number;
+  stopGraceMs?: number;
+  workerId?: string;
+  /** TLS options of the SMTP connection, e.g. a test's own CA. Never read from the environment. */
+  smtpTls?: ConnectionOptions;
+  /** Where a webhook request really goes (tests point chat platforms' hosts at loopback). */
+  resolveWebhookTarget?: (url: URL) => URL;
+}
+
+export interface AlertingDeps {
+  pool: Pool;
+  clock: Clock;
+  logger: Logger;
+  smtp: SmtpSettings | null;
+  webhookDenyCidrs: readonly string[];
+  retentionDays: number;
+  options?: AlertingOptions;
+}
+
+export interface Alerting {
+  /** For `new ExecutionRecorder(pool, logger, hook)`: queues alerts with the execution. */
+  hook: ExecutionFinishedHook;
+  /** For the HTTP API. */
+  api: AlertConfigService;
+  worker: OutboxWorker;
+  /** For `recorder.subscribe`: wakes the worker when a committed execution queued alerts. */
+  executionRecorded(execution: Execution): void;
+  /** Checks the config file's shortcuts; throws naming the job and key. Nothing is written. */
+  readDeclared(declared: readonly DeclaredJob[]): DeclaredAlerts[];
+  applyDeclared(declared: DeclaredAlerts[]): Promise<void>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Builds the alerting room from its parts: configuration, senders, the outbox hook and worker. */
+export function createAlerting(deps: AlertingDeps): Alerting {
+  const options = deps.options ?? {};
+  const policy = new WebhookAddressPolicy(deps.webhookDenyCidrs);
+  const email = deps.smtp ? new EmailSender({ smtp: deps.smtp, tls: options.smtpTls }) : null;
+  const webhooks = new WebhookSender({
+    policy,
+    timeoutMs: options.webhookTimeoutMs,
+    userAgent: `crondeck/${VERSION}`,
+    resolveTarget: options.resolveWebhookTarget,
+  });
+  const worker = new OutboxWorker({
+    pool: deps.pool,
+    clock: deps.clock,
+    logger: deps.logger,
+    deliver: alertDelivery({
+      webhooks,
+      email,
+      messageIdDomain: deps.smtp?.from.split('@')[1] || 'crondeck.local',
+    }),
+    pollIntervalMs: options.pollIntervalMs,
+    retryDelaysMs: options.retryDelaysMs,
+    leaseMs: options.leaseMs,
+    concurrency: options.concurrency,
+    stopGraceMs: options.stopGraceMs,
+    workerId: options.workerId,
+    retentionDays: deps.retentionDays,
+  });
+  const api = new AlertConfigService(deps.pool, policy);
+  // Executions whose transaction queued alerts: woken for after the commit, not before (the
+  // worker would not see the rows yet), and not for the many executions that queue none.
+  const queuedBy = new Set<number>();
+
+  return {
+    hook: outboxHook({
+      clock: deps.clock,
+      logger: deps.logger,
+      emailEnabled: email !== null,
+      onQueued: (executionId) => {
+        // A rolled-back transaction leaves its id behind; keep the set from growing without bound.
+        if (queuedBy.size > 10_000) queuedBy.clear();
+        queuedBy.add(executionId);
+      },
+    }),
+    api,
+    worker,
+    executionRecorded: (execution) => {
+      if (queuedBy.delete(execution.id)) worker.wake();
+    },
+    readDeclared: (declared) =>
+      declared.map((job) => {
+        try {
+          const config = alertConfigFromShortcuts(job.raw);
+          if (config) api.checkAddresses(config);
+          return { jobName: job.input.name, config };
+        } catch (error) {
+          throw new Error(`job "${job.input.name}": ${(error as Error).message}`, { cause: error });
+        }
+      }),
+    applyDeclared: (declared) => api.applyDeclared(declared),
+    start: () => worker.start(),
+    async stop() {
+      await worker.stop();
+      email?.close();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { AlertConfig } from '../domain/alertConfig';
+import type { AlertEvent } from '../domain/execution';
+
+export interface AlertDestinations {
+  /** Webhook URLs, each once. */
+  webhooks: string[];
+  /** One e-mail per entry, each address once across all of them. */
+  emails: string[][];
+}
+
+/**
+ * Which destinations hear about an event: those whose `events` list contains it (spec section 6).
+ * A URL or address named by two matching entries still gets one alert.
+ */
+export function destinationsFor(config: AlertConfig, event: AlertEvent): AlertDestinations {
+  const webhooks = new Set<string>();
+  for (const webhook of config.webhooks) if (webhook.events.includes(event)) webhooks.add(webhook.url);
+
+  const addressed = new Set<string>();
+  const emails: string[][] = [];
+  for (const email of config.emails) {
+    if (!email.events.includes(event)) continue;
+    const to = email.to.filter((address) => !addressed.has(address.toLowerCase()));
+    for (const address of to) addressed.add(address.toLowerCase());
+    if (to.length > 0) emails.push(to);
+  }
+  return { webhooks: [...webhooks], emails };
+}

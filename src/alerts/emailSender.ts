@@ -1,0 +1,84 @@
+import type { ConnectionOptions } from 'node:tls';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { SmtpSettings } from '../config/environment';
+import type { DeliveryOutcome } from './deliveryOutcome';
+import type { EmailContent } from './formats/email';
+
+export interface EmailSenderOptions {
+  smtp: SmtpSettings;
+  /**
+   * Extra TLS options for the SMTP connection. Production leaves this unset (the system's trusted
+   * CAs); tests pass the CA of the certificate they generated.
+   */
+  tls?: ConnectionOptions;
+  /** Timeouts of the SMTP conversation, in milliseconds. */
+  connectionTimeoutMs?: number;
+  socketTimeoutMs?: number;
+}
+
+/**
+ * Sends alert e-mails through the SMTP server of SERVICE_SMTP_*: TLS on connect when
+ * SERVICE_SMTP_SECURE is true, otherwise STARTTLS whenever the server offers it (nodemailer's
+ * default), and AUTH when a user name is set.
+ */
+export class EmailSender {
+  private readonly transport: Transporter;
+
+  constructor(private readonly options: EmailSenderOptions) {
+    const { smtp } = options;
+    this.transport = nodemailer.createTransport({
+      pool: true,
+      maxConnections: 3,
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      auth: smtp.username ? { user: smtp.username, pass: smtp.password ?? '' } : undefined,
+      tls: options.tls,
+      connectionTimeout: options.connectionTimeoutMs ?? 10_000,
+      greetingTimeout: options.connectionTimeoutMs ?? 10_000,
+      socketTimeout: options.socketTimeoutMs ?? 30_000,
+    });
+  }
+
+  async send(
+    to: string[],
+    content: EmailContent,
+    messageId: string,
+    stop: AbortSignal,
+  ): Promise<DeliveryOutcome> {
+    const sending = this.transport.sendMail({
+      from: this.options.smtp.from,
+      to,
+      subject: content.subject,
+      text: content.text,
+      html: content.html,
+      // The same id on every attempt lets mail clients fold a duplicate sent after a crash.
+      messageId,
+      headers: { 'Auto-Submitted': 'auto-generated' },
+    });
+    const stopped = new Promise<'stopped'>((resolve) => {
+      if (stop.aborted) resolve('stopped');
+      stop.addEventListener('abort', () => resolve('stopped'), { once: true });
+    });
+    try {
+      const result = await Promise.race([sending, stopped]);
+      if (result === 'stopped') {
+        sending.catch(() => undefined);
+        return { status: 'interrupted' };
+      }
+      return { status: 'delivered' };
+    } catch (error) {
+      const smtpError = error as { responseCode?: number; code?: string; message?: string };
+      const message = smtpError.message ?? String(error);
+      // A 5xx reply (unknown mailbox, authentication refused) will be the same on the next try.
+      if (smtpError.responseCode !== undefined && smtpError.responseCode >= 500) {
+        return { status: 'rejected', error: message };
+      }
+      return { status: 'retry', error: smtpError.code ? `${smtpError.code}: ${message}` : message };
+    }
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}

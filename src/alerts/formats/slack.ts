@@ -1,0 +1,106 @@
+import type { AlertSnapshot } from '../alertSnapshot';
+import {
+  escapeWithin,
+  formatDuration,
+  headline,
+  separateBackticks,
+  shownOutput,
+  succeeded,
+} from './presentation';
+
+/** Slack's documented Block Kit limits, in characters. */
+export const SLACK_LIMITS = { headerText: 150, sectionText: 3000, fieldText: 2000, messageText: 3000 };
+
+const GREEN = '#2eb886';
+const RED = '#e01e5a';
+
+/**
+ * Slack treats only `&`, `<` and `>` as control characters in text: escaped, nothing in a job name
+ * or output can form a mention (`<!channel>`, `<@U123>`) or a link (`<https://…|label>`).
+ */
+function escapeSlack(character: string): string {
+  switch (character) {
+    case '&':
+      return '&amp;';
+    case '<':
+      return '&lt;';
+    case '>':
+      return '&gt;';
+    default:
+      return character;
+  }
+}
+
+/** Inside a code span or block mrkdwn is not interpreted; only the span's own end must be kept out. */
+function inlineCode(value: string, max: number): string {
+  return '`' + escapeWithin(value, max - 2, (c) => (c === '`' ? 'ˋ' : escapeSlack(c))) + '`';
+}
+
+function codeBlock(label: string, text: string, max: number): string {
+  const opening = `*${label}*\n\`\`\`\n`;
+  const closing = '\n```';
+  // Trailing newlines would only show as blank lines at the end of the block.
+  text = text.replace(/\s+$/, '');
+  if (text.length === 0) return `*${label}*\n_(empty)_`;
+  const body = escapeWithin(
+    text,
+    max - opening.length - closing.length,
+    (c) => separateBackticks(escapeSlack(c)),
+    'tail',
+  );
+  return opening + body + closing;
+}
+
+const field = (label: string, value: string) => ({ type: 'mrkdwn', text: `*${label}*\n${value}` });
+
+/**
+ * A Block Kit message in one coloured attachment (green success, red failure): a header, the
+ * fields schedule, duration, exit code and attempt, and a stderr block on failure. `text` is the
+ * notification fallback; `mrkdwn: false` keeps it free of formatting.
+ */
+export function slackMessage(snapshot: AlertSnapshot) {
+  const { execution, job } = snapshot;
+  const title = headline(snapshot);
+  const blocks: unknown[] = [
+    {
+      type: 'header',
+      // plain_text is never parsed for markup; only the length needs care.
+      text: {
+        type: 'plain_text',
+        text: escapeWithin(title, SLACK_LIMITS.headerText, (c) => c),
+        emoji: false,
+      },
+    },
+    {
+      type: 'section',
+      fields: [
+        field('Schedule', inlineCode(job.schedule, SLACK_LIMITS.fieldText - '*Schedule*\n'.length)),
+        field('Duration', formatDuration(execution.durationMs)),
+        field('Exit code', String(execution.exitCode)),
+        field('Attempt', String(execution.attempt)),
+      ],
+    },
+  ];
+  if (!succeeded(snapshot)) {
+    const output = shownOutput(snapshot);
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: codeBlock(output.stream, output.text, SLACK_LIMITS.sectionText) },
+    });
+  }
+  return {
+    text: escapeWithin(title, SLACK_LIMITS.messageText, escapeSlack),
+    mrkdwn: false,
+    attachments: [{ color: succeeded(snapshot) ? GREEN : RED, blocks }],
+  };
+}
+
+/**
+ * Slack's incoming webhooks live on hooks.slack.com; Slack's Web API (`slack.com/api/...`) takes
+ * the same message shape.
+ */
+export function isSlackUrl(url: URL): boolean {
+  const host = url.hostname.toLowerCase();
+  if (host === 'hooks.slack.com') return true;
+  return (host === 'slack.com' || host.endsWith('.slack.com')) && url.pathname.startsWith('/api/');
+}

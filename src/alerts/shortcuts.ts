@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import {
+  type AlertConfig,
+  emailAddressSchema,
+  MAX_RECIPIENTS_PER_EMAIL,
+  webhookUrlSchema,
+} from '../domain/alertConfig';
+import type { AlertEvent } from '../domain/execution';
+import { describeZodError } from '../domain/zodErrors';
+
+/** The config-file shortcuts of spec section 6 and the events each one stands for. */
+export const WEBHOOK_SHORTCUTS: Record<string, AlertEvent[]> = {
+  on_failure: ['failed', 'timeout'],
+  on_success: ['success'],
+  on_complete: ['success', 'failed', 'timeout'],
+};
+export const EMAIL_SHORTCUTS: Record<string, AlertEvent[]> = {
+  on_failure_email: ['failed', 'timeout'],
+  on_success_email: ['success'],
+  on_complete_email: ['success', 'failed', 'timeout'],
+};
+
+/** One address or a comma-separated list (a YAML list is accepted too). */
+const addressListSchema = z
+  .union([z.string(), z.array(z.string())], {
+    error: 'must be an e-mail address or a comma-separated list of them',
+  })
+  .transform((value) =>
+    (Array.isArray(value) ? value : value.split(','))
+      .map((address) => address.trim())
+      .filter((address) => address.length > 0),
+  )
+  .pipe(
+    z
+      .array(emailAddressSchema)
+      .min(1, { error: 'must name at least one address' })
+      .max(MAX_RECIPIENTS_PER_EMAIL, { error: `must have at most ${MAX_RECIPIENTS_PER_EMAIL} addresses` })
+      .transform((addresses) => [...new Set(addresses)]),
+  );
+
+/**
+ * The alert configuration that a config-file entry's shortcuts declare, or null when it has none.
+ * Each shortcut becomes a destination of its own, so webhook and e-mail shortcuts fire
+ * independently. Throws an error naming the key when a value is invalid.
+ */
+export function alertConfigFromShortcuts(entry: Record<string, unknown>): AlertConfig | null {
+  const config: AlertConfig = { webhooks: [], emails: [] };
+  let declared = false;
+  for (const [key, events] of Object.entries(WEBHOOK_SHORTCUTS)) {
+    if (entry[key] === undefined || entry[key] === null) continue;
+    declared = true;
+    config.webhooks.push({ url: parseOrThrow(webhookUrlSchema, entry[key], key), events });
+  }
+  for (const [key, events] of Object.entries(EMAIL_SHORTCUTS)) {
+    if (entry[key] === undefined || entry[key] === null) continue;
+    declared = true;
+    config.emails.push({ to: parseOrThrow(addressListSchema, entry[key], key), events });
+  }
+  return declared ? config : null;
+}
+
+function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, key: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new Error(describeZodError(result.error, key));
+  return result.data;
+}

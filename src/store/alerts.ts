@@ -1,0 +1,237 @@
+import type { AlertConfig } from '../domain/alertConfig';
+import type { AlertEvent } from '../domain/execution';
+import type { Queryable } from './database';
+
+/** Who wrote a job's alert configuration: the API, or the config file's shortcuts. */
+export type AlertConfigSource = 'api' | 'config';
+
+interface AlertConfigRow {
+  webhooks: AlertConfig['webhooks'];
+  emails: AlertConfig['emails'];
+}
+
+export async function findAlertConfig(db: Queryable, jobId: number): Promise<AlertConfig | null> {
+  const { rows } = await db.query<AlertConfigRow>(
+    'SELECT webhooks, emails FROM alert_configs WHERE job_id = $1',
+    [jobId],
+  );
+  return rows[0] ? { webhooks: rows[0].webhooks, emails: rows[0].emails } : null;
+}
+
+/**
+ * Replaces the configuration of a job in one statement. Returns false when the job does not
+ * exist: the insert selects from `jobs`, so a job deleted concurrently cannot leave a stray row.
+ */
+export async function saveAlertConfig(
+  db: Queryable,
+  jobId: number,
+  config: AlertConfig,
+  source: AlertConfigSource,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO alert_configs (job_id, webhooks, emails, source, updated_at)
+     SELECT id, $2, $3, $4, now() FROM jobs WHERE id = $1
+     ON CONFLICT (job_id) DO UPDATE SET webhooks = EXCLUDED.webhooks, emails = EXCLUDED.emails,
+       source = EXCLUDED.source, updated_at = now()`,
+    [jobId, JSON.stringify(config.webhooks), JSON.stringify(config.emails), source],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Removes a job's configuration; with `source`, only when that source wrote it. */
+export async function deleteAlertConfig(
+  db: Queryable,
+  jobId: number,
+  source?: AlertConfigSource,
+): Promise<void> {
+  await db.query('DELETE FROM alert_configs WHERE job_id = $1 AND ($2::text IS NULL OR source = $2)', [
+    jobId,
+    source ?? null,
+  ]);
+}
+
+export type AlertChannel = 'webhook' | 'email';
+
+export interface NewOutboxAlert {
+  jobId: number;
+  executionId: number;
+  event: AlertEvent;
+  channel: AlertChannel;
+  /** The webhook URL, or the recipients joined by ", ". */
+  destination: string;
+  /** Everything the senders need, so the alert can be sent after the job is gone. */
+  snapshot: unknown;
+  createdAt: Date;
+}
+
+/**
+ * Queues alerts. The same execution, channel and destination is queued once, so an execution
+ * recorded twice (a retried report) does not alert twice.
+ */
+export async function enqueueAlerts(db: Queryable, alerts: NewOutboxAlert[]): Promise<number> {
+  if (alerts.length === 0) return 0;
+  const values: unknown[] = [];
+  const tuples = alerts.map((alert) => {
+    values.push(
+      alert.jobId,
+      alert.executionId,
+      alert.event,
+      alert.channel,
+      alert.destination,
+      JSON.stringify(alert.snapshot),
+      alert.createdAt,
+    );
+    const n = values.length;
+    return `($${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n}, $${n})`;
+  });
+  const { rowCount } = await db.query(
+    `INSERT INTO alert_outbox (job_id, execution_id, event, channel, destination, snapshot, created_at, next_attempt_at)
+     VALUES ${tuples.join(', ')} ON CONFLICT (execution_id, channel, destination) DO NOTHING`,
+    values,
+  );
+  return rowCount ?? 0;
+}
+
+export interface OutboxAlert {
+  id: number;
+  jobId: number;
+  executionId: number;
+  event: AlertEvent;
+  channel: AlertChannel;
+  destination: string;
+  snapshot: unknown;
+  /** Attempts so far, this one included. */
+  attempts: number;
+  createdAt: Date;
+}
+
+interface OutboxRow {
+  id: string;
+  job_id: number;
+  execution_id: string;
+  event: AlertEvent;
+  channel: AlertChannel;
+  destination: string;
+  snapshot: unknown;
+  attempts: number;
+  created_at: Date;
+}
+
+/**
+ * Claims up to `limit` due alerts for `workerId` until `leaseUntil`. SKIP LOCKED keeps replicas
+ * from waiting on each other's rows, and the lease keeps a row away from every other worker while
+ * it is being sent; a worker that dies mid-send loses its claim when the lease runs out.
+ */
+export async function claimDueAlerts(
+  db: Queryable,
+  claim: { now: Date; leaseUntil: Date; workerId: string; limit: number },
+): Promise<OutboxAlert[]> {
+  const { rows } = await db.query<OutboxRow>(
+    `WITH due AS (
+       SELECT id FROM alert_outbox
+       WHERE state = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+       ORDER BY next_attempt_at, id LIMIT $4
+       FOR UPDATE SKIP LOCKED)
+     UPDATE alert_outbox o SET locked_until = $2, locked_by = $3, attempts = o.attempts + 1
+     FROM due WHERE o.id = due.id
+     RETURNING o.id, o.job_id, o.execution_id, o.event, o.channel, o.destination, o.snapshot, o.attempts, o.created_at`,
+    [claim.now, claim.leaseUntil, claim.workerId, claim.limit],
+  );
+  return rows
+    .map((row) => ({
+      id: Number(row.id),
+      jobId: row.job_id,
+      executionId: Number(row.execution_id),
+      event: row.event,
+      channel: row.channel,
+      destination: row.destination,
+      snapshot: row.snapshot,
+      attempts: row.attempts,
+      createdAt: row.created_at,
+    }))
+    .sort((a, b) => a.id - b.id);
+}
+
+/** Records deliveries. Not fenced by the claim: once sent, an alert is delivered whoever holds it. */
+export async function markAlertsDelivered(db: Queryable, ids: number[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `UPDATE alert_outbox SET state = 'delivered', finished_at = $2, locked_until = NULL, last_error = NULL
+     WHERE id = ANY($1::bigint[]) AND state = 'pending'`,
+    [ids, at],
+  );
+}
+
+/**
+ * The outcomes below apply only while the claim is still this worker's (same worker, same attempt
+ * count), so a worker whose lease ran out cannot overwrite the row's newer state.
+ */
+interface ClaimRef {
+  id: number;
+  workerId: string;
+  attempts: number;
+}
+
+export async function scheduleAlertRetry(
+  db: Queryable,
+  claim: ClaimRef,
+  retryAt: Date,
+  error: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE alert_outbox SET next_attempt_at = $4, locked_until = NULL, last_error = $5
+     WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'pending'`,
+    [claim.id, claim.workerId, claim.attempts, retryAt, error],
+  );
+}
+
+export async function markAlertFailed(
+  db: Queryable,
+  claim: ClaimRef,
+  at: Date,
+  error: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE alert_outbox SET state = 'failed', finished_at = $4, locked_until = NULL, last_error = $5
+     WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'pending'`,
+    [claim.id, claim.workerId, claim.attempts, at, error],
+  );
+}
+
+/** Gives back a claim that was not tried to the end (shutdown): the attempt does not count. */
+export async function releaseAlertClaim(db: Queryable, claim: ClaimRef): Promise<void> {
+  await db.query(
+    `UPDATE alert_outbox SET locked_until = NULL, attempts = attempts - 1
+     WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'pending'`,
+    [claim.id, claim.workerId, claim.attempts],
+  );
+}
+
+/** Deletes delivered and failed alerts that finished before `cutoff`. */
+export async function pruneFinishedAlerts(db: Queryable, cutoff: Date): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM alert_outbox WHERE state <> 'pending' AND finished_at < $1`,
+    [cutoff],
+  );
+  return rowCount ?? 0;
+}
+
+/** A job's configuration (empty when it has none), or null when the job does not exist. */
+export async function readJobAlertConfig(db: Queryable, jobId: number): Promise<AlertConfig | null> {
+  const { rows } = await db.query<Partial<AlertConfigRow>>(
+    `SELECT c.webhooks, c.emails FROM jobs j LEFT JOIN alert_configs c ON c.job_id = j.id WHERE j.id = $1`,
+    [jobId],
+  );
+  if (!rows[0]) return null;
+  return { webhooks: rows[0].webhooks ?? [], emails: rows[0].emails ?? [] };
+}
+
+/** Removes a job's configuration in one statement; returns whether the job exists. */
+export async function clearAlertConfig(db: Queryable, jobId: number): Promise<boolean> {
+  const { rows } = await db.query<{ exists: boolean }>(
+    `WITH removed AS (DELETE FROM alert_configs WHERE job_id = $1)
+     SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1) AS exists`,
+    [jobId],
+  );
+  return rows[0]?.exists ?? false;
+}

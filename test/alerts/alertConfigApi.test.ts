@@ -1,0 +1,250 @@
+import type { Database } from '../../src/store/database';
+import { createTestDatabase } from '../support/database';
+import { startTestService, type TestService } from '../support/service';
+
+describe('GET|PUT|DELETE /api/jobs/:id/alerts', () => {
+  let db: Database;
+  let service: TestService;
+  let jobId: number;
+
+  const valid = {
+    webhooks: [
+      { url: 'https://hooks.slack.com/services/T/B/X', events: ['timeout', 'failed', 'failed'] },
+      { url: 'http://receiver.internal:8080/hook?x=1', events: ['success'] },
+    ],
+    emails: [{ to: ['ops@example.com', 'oncall@localhost'], events: ['failed'] }],
+  };
+  const stored = {
+    webhooks: [
+      { url: 'https://hooks.slack.com/services/T/B/X', events: ['failed', 'timeout'] },
+      { url: 'http://receiver.internal:8080/hook?x=1', events: ['success'] },
+    ],
+    emails: [{ to: ['ops@example.com', 'oncall@localhost'], events: ['failed'] }],
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    service = await startTestService({ db, env: { SERVICE_WEBHOOK_DENY_CIDRS: '169.254.0.0/16, fd00::/8' } });
+    const created = await service.request('POST', '/api/jobs', {
+      name: 'backup',
+      schedule: '0 2 * * *',
+      command: 'true',
+    });
+    jobId = created.body.id;
+  });
+  afterAll(async () => {
+    await service.stop();
+    await db.close();
+  });
+
+  it('answers empty lists for a job without alerts', async () => {
+    const read = await service.request('GET', `/api/jobs/${jobId}/alerts`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({ webhooks: [], emails: [] });
+  });
+
+  it('stores a configuration with PUT (events in canonical order, once) and returns it with GET', async () => {
+    const put = await service.request('PUT', `/api/jobs/${jobId}/alerts`, valid);
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual(stored);
+    expect((await service.request('GET', `/api/jobs/${jobId}/alerts`)).body).toEqual(stored);
+  });
+
+  it('replaces the whole configuration: a list left out is emptied', async () => {
+    await service.request('PUT', `/api/jobs/${jobId}/alerts`, valid);
+    const put = await service.request('PUT', `/api/jobs/${jobId}/alerts`, {
+      webhooks: [{ url: 'https://example.com/a', events: ['success'] }],
+    });
+    expect(put.status).toBe(200);
+    expect((await service.request('GET', `/api/jobs/${jobId}/alerts`)).body).toEqual({
+      webhooks: [{ url: 'https://example.com/a', events: ['success'] }],
+      emails: [],
+    });
+  });
+
+  const tooMany = (n: number, item: (i: number) => unknown) => Array.from({ length: n }, (_, i) => item(i));
+  const rejected: [string, unknown, RegExp][] = [
+    ['a body that is not an object', [1, 2], /^request body must be a JSON object/],
+    ['an unknown field', { webhooks: [], slack: [] }, /^unknown field slack$/],
+    ['webhooks that are not a list', { webhooks: 'https://x' }, /^webhooks: must be an array/],
+    ['a webhook without url', { webhooks: [{ events: ['failed'] }] }, /^webhooks\.0\.url: is required/],
+    [
+      'a webhook field we do not know',
+      { webhooks: [{ url: 'https://x.io', events: ['failed'], secret: 1 }] },
+      /^webhooks\.0: unknown field secret$/,
+    ],
+    [
+      'an ftp URL',
+      { webhooks: [{ url: 'ftp://example.com/x', events: ['failed'] }] },
+      /^webhooks\.0\.url: must be an http:\/\/ or https:\/\/ URL$/,
+    ],
+    [
+      'a relative URL',
+      { webhooks: [{ url: '/hook', events: ['failed'] }] },
+      /^webhooks\.0\.url: must be an http/,
+    ],
+    [
+      'a URL over 2048 characters',
+      { webhooks: [{ url: `https://example.com/${'a'.repeat(2030)}`, events: ['failed'] }] },
+      /^webhooks\.0\.url: must be at most 2048 characters$/,
+    ],
+    [
+      'a URL with a line break',
+      { webhooks: [{ url: 'https://example.com/a\r\nb', events: ['failed'] }] },
+      /^webhooks\.0\.url: must not contain/,
+    ],
+    [
+      'empty events',
+      { webhooks: [{ url: 'https://x.io', events: [] }] },
+      /^webhooks\.0\.events: must name at least one event$/,
+    ],
+    [
+      'an unknown event',
+      { webhooks: [{ url: 'https://x.io', events: ['failed', 'skipped'] }] },
+      /^webhooks\.0\.events\.1: must be one of success, failed, timeout$/,
+    ],
+    [
+      'events that are not a list',
+      { webhooks: [{ url: 'https://x.io', events: 'failed' }] },
+      /^webhooks\.0\.events: must be an array/,
+    ],
+    [
+      '11 webhooks',
+      { webhooks: tooMany(11, (i) => ({ url: `https://x.io/${i}`, events: ['failed'] })) },
+      /^webhooks: must have at most 10 entries$/,
+    ],
+    [
+      'e-mail recipients as a string',
+      { emails: [{ to: 'ops@example.com', events: ['failed'] }] },
+      /^emails\.0\.to: must be an array of e-mail addresses$/,
+    ],
+    [
+      'no recipients',
+      { emails: [{ to: [], events: ['failed'] }] },
+      /^emails\.0\.to: must name at least one address$/,
+    ],
+    [
+      'an invalid address',
+      { emails: [{ to: ['ops@example.com', 'not an address'], events: ['failed'] }] },
+      /^emails\.0\.to\.1: must not contain spaces/,
+    ],
+    [
+      'a header injection',
+      { emails: [{ to: ['ops@example.com\r\nBcc: all@example.com'], events: ['failed'] }] },
+      /^emails\.0\.to\.0: must not contain spaces, line breaks or control characters$/,
+    ],
+    [
+      'a display name',
+      { emails: [{ to: ['Ops <ops@example.com>'], events: ['failed'] }] },
+      /^emails\.0\.to\.0: must/,
+    ],
+    [
+      'two addresses in one string',
+      { emails: [{ to: ['a@example.com,b@example.com'], events: ['failed'] }] },
+      /^emails\.0\.to\.0: must be an e-mail address/,
+    ],
+    [
+      '11 e-mail entries',
+      { emails: tooMany(11, (i) => ({ to: [`u${i}@example.com`], events: ['failed'] })) },
+      /^emails: must have at most 10 entries$/,
+    ],
+    [
+      'e-mail events missing',
+      { emails: [{ to: ['ops@example.com'] }] },
+      /^emails\.0\.events: must be an array/,
+    ],
+    [
+      'a denied address',
+      { webhooks: [{ url: 'http://169.254.169.254/latest', events: ['failed'] }] },
+      /^webhooks\.0\.url: 169\.254\.169\.254 is in a range that SERVICE_WEBHOOK_DENY_CIDRS denies$/,
+    ],
+    [
+      'a denied IPv6 address',
+      {
+        webhooks: [
+          { url: 'https://x.io', events: ['failed'] },
+          { url: 'http://[fd12::1]/x', events: ['failed'] },
+        ],
+      },
+      /^webhooks\.1\.url: fd12::1 is in a range/,
+    ],
+  ];
+
+  it.each(rejected)(
+    'rejects %s with 400 naming the field, and keeps the previous configuration',
+    async (_, body, message) => {
+      await service.request('PUT', `/api/jobs/${jobId}/alerts`, valid);
+      const put = await service.request('PUT', `/api/jobs/${jobId}/alerts`, body);
+      expect(put.status).toBe(400);
+      expect(put.body).toEqual({ error: expect.stringMatching(message) });
+      expect((await service.request('GET', `/api/jobs/${jobId}/alerts`)).body).toEqual(stored);
+    },
+  );
+
+  it('rejects a PUT without a JSON body', async () => {
+    const put = await service.request('PUT', `/api/jobs/${jobId}/alerts`);
+    expect(put.status).toBe(400);
+    expect(put.body.error).toMatch(/^request body must be a JSON object/);
+  });
+
+  it('accepts exactly 10 webhooks and 10 e-mail entries', async () => {
+    const body = {
+      webhooks: tooMany(10, (i) => ({ url: `https://x.io/${i}`, events: ['failed'] })),
+      emails: tooMany(10, (i) => ({ to: [`u${i}@example.com`], events: ['success'] })),
+    };
+    const put = await service.request('PUT', `/api/jobs/${jobId}/alerts`, body);
+    expect(put.status).toBe(200);
+    expect(put.body.webhooks).toHaveLength(10);
+    expect(put.body.emails).toHaveLength(10);
+  });
+
+  it('removes webhooks and e-mails with DELETE', async () => {
+    await service.request('PUT', `/api/jobs/${jobId}/alerts`, valid);
+    const removed = await service.request('DELETE', `/api/jobs/${jobId}/alerts`);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ ok: true, jobId });
+    expect((await service.request('GET', `/api/jobs/${jobId}/alerts`)).body).toEqual({
+      webhooks: [],
+      emails: [],
+    });
+    // Deleting what is not there is fine.
+    expect((await service.request('DELETE', `/api/jobs/${jobId}/alerts`)).status).toBe(200);
+  });
+
+  it.each(['GET', 'PUT', 'DELETE'])('answers %s for an unknown job with 404', async (method) => {
+    const response = await service.request(
+      method,
+      '/api/jobs/999999/alerts',
+      method === 'PUT' ? valid : undefined,
+    );
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: 'job 999999 not found' });
+  });
+
+  it.each(['abc', '1.5', '-1', '0', '99999999999'])('answers a job id of %s with 400', async (id) => {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const response = await service.request(
+        method,
+        `/api/jobs/${id}/alerts`,
+        method === 'PUT' ? valid : undefined,
+      );
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatch(/^id: /);
+    }
+  });
+
+  it('drops the configuration with its job', async () => {
+    const created = await service.request('POST', '/api/jobs', {
+      name: 'short-lived',
+      schedule: '@daily',
+      command: 'true',
+    });
+    await service.request('PUT', `/api/jobs/${created.body.id}/alerts`, valid);
+    expect((await service.request('DELETE', `/api/jobs/${created.body.id}`)).status).toBe(200);
+    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM alert_configs WHERE job_id = $1', [
+      created.body.id,
+    ]);
+    expect(rows[0].n).toBe(0);
+    expect((await service.request('GET', `/api/jobs/${created.body.id}/alerts`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,183 @@
+import type { Database } from '../../src/store/database';
+import { createTestDatabase } from '../support/database';
+import { eventually, startTestService, type TestService } from '../support/service';
+import { Receiver } from './support/receiver';
+import { generateCertificate, type TestCertificate, TestSmtpServer } from './support/smtp';
+
+const USER = 'crondeck-alerts';
+const PASSWORD = 'correct horse battery staple';
+
+function smtpEnv(server: TestSmtpServer, secure: boolean): Record<string, string> {
+  return {
+    SERVICE_SMTP_HOST: '127.0.0.1',
+    SERVICE_SMTP_PORT: String(server.port),
+    SERVICE_SMTP_SECURE: String(secure),
+    SERVICE_SMTP_FROM: 'crondeck@example.com',
+    SERVICE_SMTP_USERNAME: USER,
+    SERVICE_SMTP_PASSWORD: PASSWORD,
+  };
+}
+
+async function runJob(service: TestService, job: Record<string, unknown>, alerts: unknown) {
+  const created = await service.request('POST', '/api/jobs', { schedule: '30 2 * * *', ...job });
+  expect(created.status).toBe(201);
+  const put = await service.request('PUT', `/api/jobs/${created.body.id}/alerts`, alerts);
+  expect(put.status).toBe(200);
+  await service.request('POST', `/api/jobs/${created.body.id}/run`);
+  await service.runtime.idle();
+  const list = await service.request('GET', `/api/executions?jobId=${created.body.id}&limit=1`);
+  return (await service.request('GET', `/api/executions/${list.body[0].id}`)).body;
+}
+
+describe('e-mail alerts', () => {
+  let certificate: TestCertificate;
+  beforeAll(() => {
+    certificate = generateCertificate();
+  });
+
+  it('are sent with STARTTLS and AUTH, subject and body as the spec says', async () => {
+    const smtp = await TestSmtpServer.start({ certificate, secure: false, user: USER, password: PASSWORD });
+    const service = await startTestService({
+      env: smtpEnv(smtp, false),
+      alerting: { pollIntervalMs: 50, smtpTls: { ca: certificate.cert } },
+    });
+    try {
+      const execution = await runJob(
+        service,
+        { name: 'nightly-backup', command: `echo starting; echo 'disk <full> & "stuck"' >&2; exit 2` },
+        { emails: [{ to: ['ops@example.com', 'dba@example.com'], events: ['failed', 'timeout'] }] },
+      );
+      expect(execution.durationMs).toBeLessThan(1000);
+      await eventually(async () => smtp.received.length >= 1);
+      const [received] = smtp.received;
+      expect(received!.secure).toBe(true);
+      expect(received!.user).toBe(USER);
+      expect(received!.rcptTo).toEqual(['ops@example.com', 'dba@example.com']);
+
+      const mail = received!.mail;
+      expect(mail.subject).toBe('[service] ✗ nightly-backup failed');
+      expect(mail.from?.text).toBe('crondeck@example.com');
+      expect(mail.headers.get('auto-submitted')).toBe('auto-generated');
+      expect(mail.messageId).toMatch(/^<crondeck-alert-\d+\.\d+@example\.com>$/);
+      expect(mail.text).toBe(
+        [
+          'Job: nightly-backup',
+          'Status: failed',
+          'Schedule: 30 2 * * *',
+          `Started: ${execution.startedAt}`,
+          `Duration: ${execution.durationMs} ms`,
+          'Exit code: 2',
+          'Attempt: 0',
+          '',
+          'Last 500 characters of stderr:',
+          'disk <full> & "stuck"',
+          '',
+        ].join('\n'),
+      );
+      // The HTML alternative shows the same, escaped.
+      expect(mail.html).toContain('<pre>disk &#60;full&#62; &#38; &#34;stuck&#34;\n</pre>');
+      expect(mail.html).not.toContain('<full>');
+    } finally {
+      await service.stop();
+      await smtp.close();
+    }
+  });
+
+  it('are sent with TLS on connect when SERVICE_SMTP_SECURE is true, with stdout for a success', async () => {
+    const smtp = await TestSmtpServer.start({ certificate, secure: true, user: USER, password: PASSWORD });
+    const service = await startTestService({
+      env: smtpEnv(smtp, true),
+      alerting: { pollIntervalMs: 50, smtpTls: { ca: certificate.cert } },
+    });
+    try {
+      const long = 'x'.repeat(600) + 'THE END';
+      const execution = await runJob(
+        service,
+        { name: 'report', command: `printf '${long}'` },
+        { emails: [{ to: ['ops@example.com'], events: ['success'] }] },
+      );
+      expect(execution.durationMs).toBeLessThan(1000);
+      await eventually(async () => smtp.received.length >= 1);
+      const [received] = smtp.received;
+      expect(received!.secure).toBe(true);
+      expect(received!.user).toBe(USER);
+      expect(received!.mail.subject).toBe('[service] ✓ report succeeded');
+      expect(received!.mail.text).toBe(
+        [
+          'Job: report',
+          'Status: success',
+          'Schedule: 30 2 * * *',
+          `Started: ${execution.startedAt}`,
+          `Duration: ${execution.durationMs} ms`,
+          'Exit code: 0',
+          'Attempt: 0',
+          '',
+          'Last 500 characters of stdout:',
+          long.slice(-500),
+          '',
+        ].join('\n'),
+      );
+    } finally {
+      await service.stop();
+      await smtp.close();
+    }
+  });
+
+  it('trust a self-signed certificate only through the explicit test setting', async () => {
+    const smtp = await TestSmtpServer.start({ certificate, secure: true, user: USER, password: PASSWORD });
+    const db: Database = await createTestDatabase();
+    const service = await startTestService({
+      db,
+      env: smtpEnv(smtp, true),
+      alerting: { pollIntervalMs: 50, retryDelaysMs: [] },
+    });
+    try {
+      await runJob(
+        service,
+        { name: 'untrusted', command: 'exit 1' },
+        { emails: [{ to: ['ops@example.com'], events: ['failed'] }] },
+      );
+      await eventually(async () => {
+        const { rows } = await db.pool.query('SELECT state, last_error FROM alert_outbox');
+        return rows[0]?.state === 'failed' && rows[0];
+      });
+      expect(smtp.received).toHaveLength(0);
+      const failure = service.logger.lines.find((l) => l.msg === 'alert delivery failed; giving up');
+      expect(failure).toMatchObject({ channel: 'email', destination: 'ops@example.com' });
+      expect(String(failure!.error)).toMatch(/self[- ]signed certificate/);
+    } finally {
+      await service.stop();
+      await db.close();
+      await smtp.close();
+    }
+  });
+
+  it('are skipped with one warning when SERVICE_SMTP_HOST is not set, and webhooks still fire', async () => {
+    const receiver = await Receiver.start();
+    const db: Database = await createTestDatabase();
+    const service = await startTestService({ db, alerting: { pollIntervalMs: 50 } });
+    try {
+      for (const name of ['first', 'second']) {
+        await runJob(
+          service,
+          { name, command: 'exit 1' },
+          {
+            webhooks: [{ url: `${receiver.url}/${name}`, events: ['failed'] }],
+            emails: [{ to: ['ops@example.com'], events: ['failed'] }],
+          },
+        );
+      }
+      await eventually(async () => receiver.requests.length >= 2);
+      const warnings = service.logger.lines.filter((l) => l.level === 'warn');
+      expect(warnings).toEqual([
+        expect.objectContaining({ msg: 'e-mail alerts are skipped: SERVICE_SMTP_HOST is not set' }),
+      ]);
+      const { rows } = await db.pool.query('SELECT channel FROM alert_outbox ORDER BY id');
+      expect(rows).toEqual([{ channel: 'webhook' }, { channel: 'webhook' }]);
+    } finally {
+      await service.stop();
+      await db.close();
+      await receiver.close();
+    }
+  });
+});
