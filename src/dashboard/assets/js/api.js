@@ -1,0 +1,116 @@
+// The service's REST API as the page uses it. The token (when the service requires one) lives in
+// sessionStorage for this tab's session and travels only in the Authorization header.
+
+const TOKEN_KEY = 'crondeck.apiToken';
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.name = 'ApiError';
+    /** HTTP status; 0 when the service could not be reached at all. */
+    this.status = status;
+  }
+}
+
+export function storedToken() {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function storeToken(token) {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+export function forgetToken() {
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+const unauthorizedListeners = new Set();
+
+/** Called with the ApiError whenever the service answers 401. */
+export function onUnauthorized(listener) {
+  unauthorizedListeners.add(listener);
+}
+
+/**
+ * One request with JSON in and out. Resolves to the parsed body; rejects with an ApiError carrying
+ * the service's `{ error }` message.
+ */
+export async function request(
+  method,
+  path,
+  body,
+  { token = storedToken(), signal, notifyUnauthorized = true } = {},
+) {
+  const headers = { Accept: 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const init = { method, headers, cache: 'no-store', signal };
+  if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    if (error?.name === 'AbortError') throw error;
+    throw new ApiError(0, 'The service cannot be reached. Is it running?');
+  }
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const message =
+      data && typeof data.error === 'string'
+        ? data.error
+        : `${response.status} ${response.statusText}`.trim();
+    const error = new ApiError(response.status, message);
+    if (response.status === 401 && notifyUnauthorized)
+      for (const listener of unauthorizedListeners) listener(error);
+    throw error;
+  }
+  return data;
+}
+
+const enc = encodeURIComponent;
+
+function query(params) {
+  const parts = Object.entries(params)
+    .filter(([, value]) => value !== undefined && value !== null && value !== '')
+    .map(([key, value]) => `${enc(key)}=${enc(value)}`);
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+export const api = {
+  health: () => request('GET', '/health'),
+  stats: () => request('GET', '/api/stats'),
+
+  listJobs: () => request('GET', '/api/jobs'),
+  createJob: (job) => request('POST', '/api/jobs', job),
+  updateJob: (id, job) => request('PUT', `/api/jobs/${enc(id)}`, job),
+  deleteJob: (id) => request('DELETE', `/api/jobs/${enc(id)}`),
+  toggleJob: (id, enabled) => request('PATCH', `/api/jobs/${enc(id)}/toggle`, { enabled }),
+  runJob: (id) => request('POST', `/api/jobs/${enc(id)}/run`),
+
+  getAlerts: (id) => request('GET', `/api/jobs/${enc(id)}/alerts`),
+  putAlerts: (id, config) => request('PUT', `/api/jobs/${enc(id)}/alerts`, config),
+  deleteAlerts: (id) => request('DELETE', `/api/jobs/${enc(id)}/alerts`),
+
+  listExecutions: ({ jobId, status, limit }) =>
+    request('GET', `/api/executions${query({ jobId, status, limit })}`),
+  getExecution: (id) => request('GET', `/api/executions/${enc(id)}`),
+
+  schedulerStatus: () => request('GET', '/api/scheduler/status'),
+  pause: (until) => request('POST', '/api/scheduler/pause', until ? { until } : {}),
+  resume: () => request('POST', '/api/scheduler/resume'),
+
+  describeCron: (expr, timezone, signal) =>
+    request('GET', `/api/cron/describe${query({ expr, timezone })}`, undefined, { signal }),
+};

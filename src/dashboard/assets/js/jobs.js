@@ -1,0 +1,303 @@
+// The jobs table: what runs when, how it last went, and the buttons to act on a job.
+
+import { api } from './api.js';
+import { h, reconcile, replaceChildren, setAttr, setText } from './dom.js';
+import { formatDateTime, formatRelative, formatShort } from './format.js';
+import { openAlertsDialog } from './alerts.js';
+import { openJobForm } from './jobForm.js';
+import { busy, confirmDialog, statusBadge, toast, updateStatusBadge } from './ui.js';
+
+export function createJobsView(section, ctx) {
+  const rows = new Map();
+  const descriptions = new Map();
+  let jobs = [];
+  let loaded = false;
+
+  const filter = h('input', {
+    type: 'search',
+    class: 'search',
+    placeholder: 'Filter by name, command or tag',
+    'aria-label': 'Filter jobs',
+    oninput: () => render(),
+  });
+  const newButton = h('button', {
+    class: 'btn btn-primary',
+    type: 'button',
+    text: 'New job',
+    onclick: () => openJobForm({ onSaved: saved }),
+  });
+  const tbody = h('tbody');
+  const table = h(
+    'table',
+    { class: 'table jobs-table', hidden: true },
+    h('caption', { class: 'visually-hidden' }, 'Jobs'),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Job', 'Schedule', 'Next run', 'Last run', 'Enabled', 'Actions'].map((label) =>
+          h('th', { scope: 'col' }, label),
+        ),
+      ),
+    ),
+    tbody,
+  );
+  const empty = h('div', { class: 'empty', hidden: true });
+  replaceChildren(
+    section,
+    h(
+      'div',
+      { class: 'view-head' },
+      h('h1', { id: 'jobs-title', tabindex: -1 }, 'Jobs'),
+      h('div', { class: 'view-tools' }, filter, newButton),
+    ),
+    h('div', { class: 'table-wrap' }, table),
+    empty,
+  );
+
+  function saved(job) {
+    upsert(job);
+    ctx.refresh();
+  }
+
+  function upsert(job) {
+    const index = jobs.findIndex((existing) => existing.id === job.id);
+    if (index >= 0) jobs[index] = job;
+    else jobs.push(job);
+    render();
+  }
+
+  function matches(job, needle) {
+    if (!needle) return true;
+    const haystack = [job.name, job.command, job.description ?? '', ...(job.tags ?? [])].join('\n');
+    return haystack.toLowerCase().includes(needle);
+  }
+
+  function render() {
+    const needle = filter.value.trim().toLowerCase();
+    const visible = jobs.filter((job) => matches(job, needle));
+    reconcile(tbody, rows, visible, (job) => job.id, createRow, updateRow);
+    table.hidden = visible.length === 0;
+    empty.hidden = visible.length > 0 || !loaded;
+    if (!empty.hidden) {
+      replaceChildren(
+        empty,
+        jobs.length === 0
+          ? [
+              h('p', { class: 'empty-title' }, 'No jobs yet'),
+              h('p', {}, 'Create a job with a cron schedule and a shell command.'),
+            ]
+          : h('p', {}, 'No job matches the filter.'),
+      );
+    }
+    describeSchedules();
+  }
+
+  // Plain-language schedules come from the service (cronstrue); each expression is asked once.
+  function describeSchedules() {
+    for (const job of jobs) {
+      if (descriptions.has(job.schedule)) continue;
+      descriptions.set(job.schedule, null);
+      api
+        .describeCron(job.schedule)
+        .then((result) => {
+          descriptions.set(job.schedule, result.valid ? result.description : `invalid: ${result.error}`);
+          render();
+        })
+        .catch(() => descriptions.delete(job.schedule));
+    }
+  }
+
+  function createRow(job) {
+    const p = {};
+    p.name = h('span', { class: 'job-name' });
+    p.description = h('div', { class: 'job-description muted' });
+    p.command = h('code', { class: 'job-command' });
+    p.tags = h('div', { class: 'tags' });
+    p.expr = h('code', { class: 'cron' });
+    p.human = h('div', { class: 'cron-human' });
+    p.zone = h('span', { class: 'zone', title: 'Time zone of the schedule' });
+    p.next = h('time', { class: 'when' });
+    p.nextAbs = h('div', { class: 'muted small' });
+    p.badge = statusBadge(null);
+    p.last = h('time', { class: 'muted small' });
+    p.toggle = h('input', { type: 'checkbox', role: 'switch', class: 'switch-input' });
+    p.toggle.addEventListener('change', () => toggle(row.job, p.toggle));
+    p.run = h('button', {
+      class: 'btn btn-small btn-primary',
+      type: 'button',
+      text: 'Run now',
+      onclick: (event) => runNow(row.job, event.currentTarget),
+    });
+    p.history = h('a', { class: 'btn btn-small btn-ghost', text: 'History' });
+    const alerts = h('button', {
+      class: 'btn btn-small btn-ghost',
+      type: 'button',
+      text: 'Alerts',
+      onclick: () => openAlertsDialog(row.job),
+    });
+    const edit = h('button', {
+      class: 'btn btn-small btn-ghost',
+      type: 'button',
+      text: 'Edit',
+      onclick: () => openJobForm({ job: row.job, onSaved: saved }),
+    });
+    const remove = h('button', {
+      class: 'btn btn-small btn-ghost btn-danger-text',
+      type: 'button',
+      text: 'Delete',
+      onclick: (event) => removeJob(row.job, event.currentTarget),
+    });
+    p.buttons = [p.run, p.history, alerts, edit, remove];
+
+    const row = h(
+      'tr',
+      {},
+      h('td', { class: 'cell-job', dataset: { label: 'Job' } }, p.name, p.description, p.command, p.tags),
+      h('td', { dataset: { label: 'Schedule' } }, h('div', { class: 'cron-line' }, p.expr, p.zone), p.human),
+      h('td', { dataset: { label: 'Next run' } }, p.next, p.nextAbs),
+      h('td', { dataset: { label: 'Last run' } }, p.badge, ' ', p.last),
+      h(
+        'td',
+        { dataset: { label: 'Enabled' } },
+        h(
+          'label',
+          { class: 'switch' },
+          p.toggle,
+          h('span', { class: 'switch-track', 'aria-hidden': 'true' }),
+        ),
+      ),
+      h(
+        'td',
+        { class: 'cell-actions', dataset: { label: 'Actions' } },
+        h('div', { class: 'actions' }, p.buttons),
+      ),
+    );
+    row.parts = p;
+    return row;
+  }
+
+  function updateRow(row, job) {
+    const p = row.parts;
+    row.job = job;
+    row.dataset.jobId = job.id;
+    row.classList.toggle('row-disabled', !job.enabled);
+    setText(p.name, job.name);
+    setText(p.description, job.description ?? '');
+    p.description.hidden = !job.description;
+    setText(p.command, job.command);
+    setAttr(p.command, 'title', job.command);
+    const tagsKey = (job.tags ?? []).join('\u0000');
+    if (p.tags.dataset.key !== tagsKey) {
+      p.tags.dataset.key = tagsKey;
+      replaceChildren(
+        p.tags,
+        (job.tags ?? []).map((tag) => h('span', { class: 'tag' }, tag)),
+      );
+    }
+    p.tags.hidden = !job.tags?.length;
+    setText(p.expr, job.schedule);
+    // Without a zone of its own the service default applies, which the API does not name.
+    setText(p.zone, job.timezone ?? 'service TZ');
+    setAttr(
+      p.zone,
+      'title',
+      job.timezone
+        ? 'Time zone of the schedule'
+        : 'No time zone set: the service default applies (UTC unless SERVICE_TIMEZONE is set)',
+    );
+    const human = descriptions.get(job.schedule);
+    setText(p.human, human ?? '…');
+
+    if (!job.enabled) {
+      setText(p.next, 'disabled');
+      setAttr(p.next, 'datetime', null);
+      setText(p.nextAbs, '');
+    } else if (job.nextRun) {
+      setText(p.next, formatRelative(job.nextRun));
+      setAttr(p.next, 'datetime', job.nextRun);
+      setText(p.nextAbs, formatShort(job.nextRun));
+      setAttr(p.next, 'title', formatDateTime(job.nextRun));
+    } else {
+      setText(p.next, '—');
+      setText(p.nextAbs, '');
+    }
+
+    updateStatusBadge(p.badge, job.lastStatus);
+    setText(p.last, job.lastRun ? formatRelative(job.lastRun) : '');
+    setAttr(p.last, 'datetime', job.lastRun ?? null);
+    setAttr(p.last, 'title', job.lastRun ? formatDateTime(job.lastRun) : null);
+
+    if (!p.toggle.disabled) p.toggle.checked = job.enabled;
+    setAttr(p.toggle, 'aria-label', `Enabled: ${job.name}`);
+    setAttr(p.run, 'aria-label', `Run ${job.name} now`);
+    setAttr(p.history, 'href', `#/executions?jobId=${job.id}`);
+    setAttr(p.history, 'aria-label', `History of ${job.name}`);
+    for (const button of p.buttons.slice(2)) {
+      setAttr(button, 'aria-label', `${button.textContent} ${job.name}`);
+    }
+  }
+
+  async function toggle(job, input) {
+    const enabled = input.checked;
+    input.disabled = true;
+    try {
+      const updated = await api.toggleJob(job.id, enabled);
+      input.disabled = false;
+      upsert(updated);
+      toast(`${updated.name} ${updated.enabled ? 'enabled' : 'disabled'}.`, 'success');
+      ctx.refresh();
+    } catch (error) {
+      input.disabled = false;
+      input.checked = !enabled;
+      toast(`Could not ${enabled ? 'enable' : 'disable'} ${job.name}: ${error.message}`, 'error');
+    }
+  }
+
+  async function runNow(job, button) {
+    await busy(button, async () => {
+      try {
+        const result = await api.runJob(job.id);
+        toast(result?.message ?? `Started ${job.name}.`, 'success');
+        ctx.refreshSoon();
+      } catch (error) {
+        toast(`Could not run ${job.name}: ${error.message}`, 'error');
+      }
+    });
+  }
+
+  async function removeJob(job, button) {
+    const confirmed = await confirmDialog({
+      title: 'Delete job?',
+      message: `Delete “${job.name}”? It stops firing and cannot be brought back.`,
+      confirmLabel: 'Delete job',
+      danger: true,
+    });
+    if (!confirmed) return;
+    await busy(button, async () => {
+      try {
+        await api.deleteJob(job.id);
+        jobs = jobs.filter((existing) => existing.id !== job.id);
+        render();
+        // The row and its button are gone: keep the keyboard focus somewhere sensible.
+        section.querySelector('h1').focus();
+        toast(`Deleted ${job.name}.`, 'success');
+        ctx.refresh();
+      } catch (error) {
+        toast(`Could not delete ${job.name}: ${error.message}`, 'error');
+      }
+    });
+  }
+
+  return {
+    title: 'Jobs',
+    show() {},
+    async refresh() {
+      jobs = await api.listJobs();
+      loaded = true;
+      render();
+    },
+  };
+}
