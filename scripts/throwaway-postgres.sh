@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL 15 cluster for tests, CI and the bench: a fresh data directory in a temp
+# dir, trust auth, a free loopback port, the socket in the temp dir, fsync off. Starts in ~1 s.
+#
+#   eval "$(bash scripts/throwaway-postgres.sh start)"   # sets and exports DATABASE_URL, PG_THROWAWAY_DIR
+#   bash scripts/throwaway-postgres.sh stop "$PG_THROWAWAY_DIR"
+#
+# `start` prints only shell assignments on stdout (progress and errors go to stderr):
+#   DATABASE_URL=postgres://postgres@127.0.0.1:PORT/postgres
+#   PG_THROWAWAY_DIR=/tmp/crondeck-pg.XXXXXX
+#   export DATABASE_URL PG_THROWAWAY_DIR
+#
+# Environment: PG_BIN (default /usr/lib/postgresql/15/bin), PG_PORT (default: a free port).
+# Run as root, the cluster belongs to the `postgres` user (initdb refuses to run as root).
+set -euo pipefail
+
+PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+MARKER=".crondeck-throwaway-postgres"
+
+die() {
+  echo "throwaway-postgres: $*" >&2
+  exit 1
+}
+
+usage() {
+  echo "usage: $0 start | stop DIR" >&2
+  exit 2
+}
+
+check_binaries() {
+  local tool
+  for tool in initdb pg_ctl; do
+    [[ -x "$PG_BIN/$tool" ]] || die "PostgreSQL 15 server binaries not found: $PG_BIN/$tool is missing.
+  Install them (Debian: apt-get install -y postgresql-15) or point PG_BIN at the directory that holds initdb and pg_ctl."
+  done
+}
+
+# Runs a command as the cluster's owner: `postgres` when we are root, otherwise ourselves.
+as_owner() {
+  if [[ $(id -u) -eq 0 ]]; then
+    id postgres >/dev/null 2>&1 || die "running as root needs a 'postgres' user to own the cluster (initdb refuses root)"
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+free_port() {
+  if [[ -n "${PG_PORT:-}" ]]; then
+    echo "$PG_PORT"
+  elif command -v node >/dev/null 2>&1; then
+    node -e 'const s = require("net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
+  else
+    echo $((20000 + RANDOM % 20000))
+  fi
+}
+
+start() {
+  check_binaries
+  local dir port attempt
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/crondeck-pg.XXXXXX")
+  touch "$dir/$MARKER"
+  [[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
+  chmod 700 "$dir"
+
+  if ! as_owner "$PG_BIN/initdb" -D "$dir/data" --auth=trust --username=postgres --encoding=UTF8 \
+    --locale=C.UTF-8 --no-instructions >"$dir/initdb.log" 2>&1; then
+    cat "$dir/initdb.log" >&2
+    rm -rf "$dir"
+    die "initdb failed (log above)"
+  fi
+
+  # A port found free can be taken before the server binds it: try a few.
+  for attempt in 1 2 3 4 5; do
+    port=$(free_port)
+    if as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+      start >/dev/null 2>&1; then
+      echo "DATABASE_URL=postgres://postgres@127.0.0.1:$port/postgres"
+      echo "PG_THROWAWAY_DIR=$dir"
+      echo "export DATABASE_URL PG_THROWAWAY_DIR"
+      echo "throwaway-postgres: PostgreSQL 15 on 127.0.0.1:$port, data in $dir" >&2
+      return 0
+    fi
+    [[ -n "${PG_PORT:-}" ]] && break
+    echo "throwaway-postgres: start on port $port failed (attempt $attempt), retrying" >&2
+  done
+  cat "$dir/server.log" >&2 2>/dev/null || true
+  rm -rf "$dir"
+  die "the server did not start (log above)"
+}
+
+stop() {
+  local dir="${1:-}"
+  [[ -n "$dir" ]] || usage
+  [[ -d "$dir" ]] || die "no such directory: $dir"
+  # Never remove a directory this script did not create.
+  [[ -f "$dir/$MARKER" ]] || die "$dir was not created by this script; refusing to remove it"
+  if [[ -f "$dir/data/postmaster.pid" ]]; then
+    check_binaries
+    as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 ||
+      echo "throwaway-postgres: pg_ctl stop failed; removing $dir anyway" >&2
+  fi
+  rm -rf "$dir"
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop "${2:-}" ;;
+  *) usage ;;
+esac
