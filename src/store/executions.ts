@@ -1,3 +1,4 @@
+import type { Pool, PoolClient } from 'pg';
 import type { AttemptResult, Execution, ExecutionStatus, FinalStatus } from '../domain/execution';
 import type { Queryable } from './database';
 
@@ -124,24 +125,32 @@ export interface ExecutionQuery {
   limit: number;
 }
 
-/** Finished executions, newest first, without their output. */
-export async function listExecutions(db: Queryable, query: ExecutionQuery): Promise<Execution[]> {
+/**
+ * Finished executions, newest first, without their output. A named (prepared) statement: planning
+ * this query costs several times more than running it on the index, so each connection plans each
+ * of its four shapes once.
+ */
+export async function listExecutions(db: Pool | PoolClient, query: ExecutionQuery): Promise<Execution[]> {
   const conditions = ["status <> 'running'"];
   const values: unknown[] = [];
+  let name = 'crondeck_list_executions';
   if (query.jobId !== undefined) {
     values.push(query.jobId);
     conditions.push(`job_id = $${values.length}`);
+    name += '_by_job';
   }
   if (query.status !== undefined) {
     values.push(query.status);
     conditions.push(`status = $${values.length}`);
+    name += '_by_status';
   }
   values.push(query.limit);
-  const { rows } = await db.query<ExecutionRow>(
-    `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE ${conditions.join(' AND ')}
+  const { rows } = await db.query<ExecutionRow>({
+    name,
+    text: `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE ${conditions.join(' AND ')}
      ORDER BY started_at DESC, id DESC LIMIT $${values.length}`,
     values,
-  );
+  });
   return rows.map(toExecution);
 }
 

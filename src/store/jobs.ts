@@ -1,3 +1,4 @@
+import type { Pool, PoolClient } from 'pg';
 import type { Job, JobInput } from '../domain/job';
 import type { Queryable } from './database';
 
@@ -46,6 +47,28 @@ export type JobSource = 'api' | 'config';
 export async function listJobs(db: Queryable): Promise<Job[]> {
   const { rows } = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs ORDER BY id`);
   return rows.map(toJob);
+}
+
+/**
+ * The version of the whole job list: every row's id and `xmin` (the transaction that wrote that
+ * row version), in id order. A committed insert, update or delete of any job changes it, and rows
+ * that nobody wrote keep it, so two equal versions mean the same rows with the same contents.
+ */
+export async function readJobListVersion(db: Pool | PoolClient): Promise<string> {
+  // Named (prepared): it runs on every GET /api/jobs, and planning would cost as much as running it.
+  const { rows } = await db.query<{ version: string }>({
+    name: 'crondeck_job_list_version',
+    text: `SELECT coalesce(string_agg(id::text || ':' || xmin::text, ',' ORDER BY id), '') AS version FROM jobs`,
+  });
+  return rows[0]!.version;
+}
+
+/** `listJobs` and the version of what it read (as `readJobListVersion` spells it), in one statement. */
+export async function listJobsWithVersion(db: Queryable): Promise<{ jobs: Job[]; version: string }> {
+  const { rows } = await db.query<JobRow & { row_version: string }>(
+    `SELECT ${JOB_COLUMNS}, xmin::text AS row_version FROM jobs ORDER BY id`,
+  );
+  return { jobs: rows.map(toJob), version: rows.map((row) => `${row.id}:${row.row_version}`).join(',') };
 }
 
 export async function findJob(db: Queryable, id: number): Promise<Job | null> {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type Execution, FINAL_STATUSES } from '../../domain/execution';
 import { notFound } from '../../domain/errors';
 import { findExecution, listExecutions } from '../../store/executions';
+import { FreshReads } from '../../store/freshReads';
 import { parseOrThrow, parsePathId, pathIdSchema } from '../validate';
 
 export const MAX_EXECUTIONS_LIMIT = 1000;
@@ -26,21 +27,39 @@ function summaryToJson(execution: Execution) {
     jobId: execution.jobId,
     jobName: execution.jobName,
     status: execution.status,
-    startedAt: execution.startedAt,
-    finishedAt: execution.finishedAt,
+    startedAt: jsonValue(execution.startedAt),
+    finishedAt: jsonValue(execution.finishedAt),
     durationMs: execution.durationMs,
     exitCode: execution.exitCode,
     attempt: execution.attempt,
   };
 }
 
+/**
+ * What JSON.stringify writes for a Date, computed up front: Date#toJSON is the ISO string, or null
+ * for an invalid date (spelled out here, it is twice as fast as calling toJSON), and
+ * JSON.stringify is several times faster over plain strings than over Date objects.
+ */
+function jsonValue<T>(value: Date | T): string | null | T {
+  if (!(value instanceof Date)) return value;
+  return Number.isFinite(value.getTime()) ? value.toISOString() : null;
+}
+
 export function executionsRouter(pool: Pool): Router {
   const router = Router();
+  // Concurrent requests for the same list share one query and one serialisation (never an older
+  // one than their own would have been: see FreshReads). The bytes are those of res.json.
+  const lists = new FreshReads<Buffer>();
 
   // Newest first; items leave out stdout/stderr, which the single read has.
   router.get('/', async (req, res) => {
     const query = parseOrThrow(listQuerySchema, req.query);
-    res.json((await listExecutions(pool, query)).map(summaryToJson));
+    const key = `${query.jobId ?? ''}/${query.status ?? ''}/${query.limit}`;
+    const body = await lists.read(key, async () =>
+      Buffer.from(JSON.stringify((await listExecutions(pool, query)).map(summaryToJson))),
+    );
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.send(body);
   });
 
   router.get('/:id', async (req, res) => {

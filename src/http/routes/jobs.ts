@@ -31,11 +31,15 @@ export function jobToJson(job: JobView) {
   };
 }
 
+/** The bytes `res.json` would send for the list; JobService reuses them while they are current. */
+const renderJobList = (views: JobView[]): Buffer => Buffer.from(JSON.stringify(views.map(jobToJson)));
+
 export function jobsRouter(jobs: JobService): Router {
   const router = Router();
 
   router.get('/', async (_req, res) => {
-    res.json((await jobs.list()).map(jobToJson));
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.send(await jobs.listRendered(renderJobList));
   });
 
   router.post('/', async (req, res) => {
