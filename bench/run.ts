@@ -1,0 +1,242 @@
+/**
+ * `npm run bench [-- SCENARIO...]`: starts a throwaway PostgreSQL 15 server, the service as a
+ * separate process (`node dist/cli.js serve`, which migrates), runs the scenarios of
+ * bench/scenarios/ against them and writes BENCHMARKS.md. Everything started is stopped at the
+ * end, on failure and on Ctrl-C too.
+ *
+ * Scenarios run in the order below; a scenario whose module does not exist yet is skipped with a
+ * note. Running a subset replaces only those scenarios' sections of BENCHMARKS.md.
+ *
+ * How it runs: the `bench` script builds the service (`npm run build`, into dist/), compiles bench/
+ * with `tsc -p tsconfig.bench.json` into .bench/build/ (git-ignored), then runs
+ * `node .bench/build/bench/run.js`. Scenarios that need service code in-process load it from dist/
+ * (`fromBuild`), so they run exactly what the service process runs.
+ *
+ * Environment: BENCH_SECONDS (measured seconds per target, default 6), BENCH_WARMUP_SECONDS
+ * (default 2), BENCH_ROUNDS (default 2), BENCH_CPU_PROF=1 (profile the service process: a
+ * .cpuprofile in .bench/profiles/ when it stops; open it in Chrome DevTools).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import {
+  type BenchContext,
+  createBenchContext,
+  DEFAULT_CONNECTIONS,
+  formatMegabytes,
+  LOAD_SECONDS,
+  REPO_ROOT,
+  ROUNDS,
+  type Scenario,
+  startServiceProcess,
+  startThrowawayPostgres,
+  stopAll,
+  WARMUP_SECONDS,
+  WORK_DIR,
+} from './harness';
+
+const KNOWN_SCENARIOS = ['scheduler', 'mailbox', 'alerts'];
+const BENCHMARKS_FILE = join(REPO_ROOT, 'BENCHMARKS.md');
+
+interface ScenarioOutcome {
+  name: string;
+  status: 'ran' | 'failed' | 'skipped';
+  seconds: number;
+  markdown: string;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) {
+    const cleanup = cleanups.pop()!;
+    await cleanup().catch((error: Error) => console.error(`bench: clean-up failed: ${error.message}`));
+  }
+}
+
+async function main(args: string[]): Promise<number> {
+  const selected = args.length > 0 ? args : KNOWN_SCENARIOS;
+  for (const name of selected) {
+    if (!/^[a-zA-Z0-9_-]+$/.test(name)) throw new Error(`not a scenario name: ${name}`);
+  }
+  const started = new Date();
+
+  console.log('bench: starting a throwaway PostgreSQL 15 server');
+  const postgres = await startThrowawayPostgres();
+  cleanups.push(() => postgres.stop());
+  // Service and ceiling processes that a failed or interrupted scenario left running.
+  cleanups.push(() => stopAll());
+
+  console.log('bench: starting the service (node dist/cli.js serve)');
+  const profileDir = join(WORK_DIR, 'profiles');
+  if (process.env.BENCH_CPU_PROF === '1') mkdirSync(profileDir, { recursive: true });
+  const service = await startServiceProcess({
+    databaseUrl: postgres.databaseUrl,
+    name: 'service',
+    nodeArgs: process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  });
+  cleanups.push(() => service.stop());
+
+  const ctx = createBenchContext({ databaseUrl: postgres.databaseUrl, serviceUrl: service.url });
+  cleanups.push(() => ctx.close());
+
+  const outcomes: ScenarioOutcome[] = [];
+  for (const name of selected) {
+    const scenario = loadScenario(name);
+    if (!scenario) {
+      console.log(`bench: ${name}: skipped (bench/scenarios/${name}.ts does not exist)`);
+      outcomes.push({
+        name,
+        status: 'skipped',
+        seconds: 0,
+        markdown: `_Skipped: \`bench/scenarios/${name}.ts\` does not exist yet._`,
+      });
+      continue;
+    }
+    console.log(`bench: ${name}`);
+    const first = ctx.sections.length;
+    const scenarioStart = performance.now();
+    let failure: Error | undefined;
+    try {
+      await scenario(ctx);
+    } catch (error) {
+      failure = error as Error;
+      console.error(`bench: ${name} failed: ${failure.stack ?? failure.message}`);
+    }
+    const seconds = (performance.now() - scenarioStart) / 1000;
+    const sections = ctx.sections
+      .slice(first)
+      .map(({ section, markdown }) => `### ${section}\n\n${markdown.trim()}`);
+    if (failure) sections.push(`**The scenario failed:** \`${failure.message.replace(/`/g, "'")}\``);
+    outcomes.push({ name, status: failure ? 'failed' : 'ran', seconds, markdown: sections.join('\n\n') });
+    console.log(`bench: ${name} ${failure ? 'failed' : 'done'} in ${seconds.toFixed(0)} s`);
+  }
+
+  const serviceRss = service.rssBytes();
+  const environment = describeEnvironment(ctx, started, args, serviceRss);
+  writeBenchmarks(await environment, outcomes);
+  console.log(`bench: wrote ${BENCHMARKS_FILE}`);
+  return outcomes.some((o) => o.status === 'failed') ? 1 : 0;
+}
+
+/** The scenario function of bench/scenarios/NAME.ts (compiled next to this file), if it exists. */
+function loadScenario(name: string): Scenario | undefined {
+  const source = join(REPO_ROOT, 'bench', 'scenarios', `${name}.ts`);
+  const compiled = join(__dirname, 'scenarios', `${name}.js`);
+  if (!existsSync(source) || !existsSync(compiled)) return undefined;
+  const module = require(compiled) as Record<string, unknown>;
+  const candidates = [module.run, module.scenario, module[`${name}Scenario`], module.default];
+  const exported = Object.values(module).filter((value) => typeof value === 'function');
+  const found = candidates.find((value) => typeof value === 'function') ?? exported[0];
+  if (typeof found !== 'function') throw new Error(`${source} exports no run(ctx) function`);
+  return found as Scenario;
+}
+
+interface RunEnvironment {
+  date: string;
+  command: string;
+  machine: string;
+  software: string;
+  settings: string;
+  serviceRss: string;
+}
+
+async function describeEnvironment(
+  ctx: BenchContext,
+  started: Date,
+  args: string[],
+  serviceRss: number,
+): Promise<RunEnvironment> {
+  const cpu = cpus();
+  const version = (await ctx.sql<{ server_version: string }>('SHOW server_version'))[0]?.server_version;
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: REPO_ROOT }).toString().trim();
+    if (dirty) commit += ' (with uncommitted changes)';
+  } catch {
+    // Not a git checkout.
+  }
+  return {
+    date: started.toISOString().replace(/\.\d+Z$/, 'Z'),
+    command: `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`,
+    machine: `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${formatMegabytes(totalmem())} RAM, ${process.platform} ${process.arch}`,
+    software: `Node ${process.version}, PostgreSQL ${version} (throwaway cluster, fsync off), commit ${commit}`,
+    settings:
+      `autocannon, ${DEFAULT_CONNECTIONS} connections; each target gets a ${WARMUP_SECONDS} s warm-up, then ` +
+      `${LOAD_SECONDS} s measured (against the ceilings: in ${ROUNDS} alternating rounds)`,
+    serviceRss: formatMegabytes(serviceRss),
+  };
+}
+
+const HEADER = `# Benchmarks
+
+Generated by \`npm run bench\` (bench/run.ts); do not edit by hand. Each scenario's section is
+replaced when that scenario runs (\`npm run bench -- NAME\`), so the sections can come from
+different runs: each says when and where it was measured.
+
+The service runs as a separate process (\`node dist/cli.js serve\`) against a throwaway PostgreSQL
+15 server on the same machine. Every requests/s figure has two ceilings measured in the same run,
+with the same autocannon settings, answering the same bytes, each in a process of its own: a
+minimal Express 5 app with one route, and a bare \`node:http\` server. The machine is shared and
+noisy: compare the ratios between runs, not the raw figures. Latencies are of 2xx responses.
+`;
+
+/** Writes BENCHMARKS.md: this run's scenarios replace their sections, others are kept. */
+function writeBenchmarks(environment: RunEnvironment, outcomes: ScenarioOutcome[]): void {
+  const previous = existsSync(BENCHMARKS_FILE) ? readFileSync(BENCHMARKS_FILE, 'utf8') : '';
+  const blocks = new Map<string, string>();
+  for (const match of previous.matchAll(/<!-- scenario:(\S+) -->\n([\s\S]*?)<!-- \/scenario:\1 -->/g)) {
+    blocks.set(match[1]!, match[2]!);
+  }
+  for (const outcome of outcomes) {
+    // A skipped scenario keeps what an earlier run measured, if anything.
+    if (outcome.status === 'skipped' && blocks.has(outcome.name)) continue;
+    blocks.set(
+      outcome.name,
+      [
+        `## ${outcome.name}`,
+        '',
+        `- Measured: ${environment.date}, \`${environment.command}\` (${outcome.status}, ${outcome.seconds.toFixed(0)} s)`,
+        `- Machine: ${environment.machine}`,
+        `- Software: ${environment.software}`,
+        `- Load: ${environment.settings}`,
+        `- The service process's RSS at the end of the whole run: ${environment.serviceRss}`,
+        '',
+        outcome.markdown,
+        '',
+      ].join('\n'),
+    );
+  }
+  const order = [
+    ...KNOWN_SCENARIOS,
+    ...[...blocks.keys()].filter((n) => !KNOWN_SCENARIOS.includes(n)).sort(),
+  ];
+  const body = order
+    .filter((name) => blocks.has(name))
+    .map((name) => `<!-- scenario:${name} -->\n${blocks.get(name)!.trimEnd()}\n<!-- /scenario:${name} -->`)
+    .join('\n\n');
+  writeFileSync(BENCHMARKS_FILE, `${HEADER}\n${body}\n`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`bench: ${signal}, stopping everything`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+main(process.argv.slice(2))
+  .then(
+    async (code) => {
+      await cleanUp();
+      process.exit(code);
+    },
+    async (error: Error) => {
+      console.error(`bench: ${error.stack ?? error.message}`);
+      await cleanUp();
+      process.exit(1);
+    },
+  )
+  .catch(() => process.exit(1));

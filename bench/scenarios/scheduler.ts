@@ -1,0 +1,318 @@
+/**
+ * The scheduler's speed, as the foundation issue asks for it:
+ *  - GET /api/jobs with 1,000 jobs, and GET /api/executions?limit=50 over 10k and over 1M
+ *    executions, each against the two ceilings answering the same bytes;
+ *  - executions recorded per second through the local runtime (in this process, with an attempt
+ *    runner that returns at once, so what is measured is the recording path);
+ *  - start-up time with an existing database and the idle service's resident memory.
+ */
+import type { Job } from '../../src/domain/job';
+import type { CommandResult } from '../../src/runner/runCommand';
+import {
+  BAR,
+  type BenchContext,
+  type CeilingComparison,
+  compareWithCeilings,
+  comparisonTable,
+  formatMegabytes,
+  formatNumber,
+  markdownTable,
+  meetsBar,
+  percentile,
+  sleep,
+  startServiceProcess,
+  fromBuild,
+} from '../harness';
+
+// The in-process service is the build that `node dist/cli.js serve` runs, not a second compilation.
+const { readEnvironment } = fromBuild<typeof import('../../src/config/environment')>('config/environment');
+const { createLogger } = fromBuild<typeof import('../../src/logging/logger')>('logging/logger');
+const { startService } = fromBuild<typeof import('../../src/service')>('service');
+const { connectToServer } = fromBuild<typeof import('../../src/store/database')>('store/database');
+
+const JOBS = 1_000;
+const SMALL_HISTORY = 10_000;
+const LARGE_HISTORY = 1_000_000;
+const IDLE_RSS_LIMIT_BYTES = 150 * 1024 * 1024;
+const STARTUP_LIMIT_MS = 2_000;
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const lists: CeilingComparison[] = [];
+
+  console.log(`  seeding ${JOBS} jobs`);
+  await seedJobs(ctx);
+  const listed = (await (await fetch(`${ctx.serviceUrl}/api/jobs`)).json()) as unknown[];
+  if (listed.length !== JOBS) throw new Error(`GET /api/jobs listed ${listed.length} jobs, expected ${JOBS}`);
+  lists.push(
+    await compareWithCeilings(ctx, `GET /api/jobs (${formatNumber(JOBS)} jobs)`, { path: '/api/jobs' }),
+  );
+
+  const listPath = '/api/executions?limit=50';
+  console.log(`  seeding ${formatNumber(SMALL_HISTORY)} executions`);
+  await seedExecutions(ctx, 1, SMALL_HISTORY);
+  const smallSql = await timeListSql(ctx);
+  lists.push(
+    await compareWithCeilings(ctx, `GET ${listPath} (${formatNumber(SMALL_HISTORY)} executions)`, {
+      path: listPath,
+    }),
+  );
+
+  console.log(`  seeding ${formatNumber(LARGE_HISTORY - SMALL_HISTORY)} more executions`);
+  await seedExecutions(ctx, SMALL_HISTORY + 1, LARGE_HISTORY);
+  const largeSql = await timeListSql(ctx);
+  lists.push(
+    await compareWithCeilings(ctx, `GET ${listPath} (${formatNumber(LARGE_HISTORY)} executions)`, {
+      path: listPath,
+    }),
+  );
+  const someJob = (await ctx.sql<{ id: number }>('SELECT id FROM jobs ORDER BY id LIMIT 1 OFFSET 7'))[0]!.id;
+  const byJobPath = `/api/executions?jobId=${someJob}&limit=50`;
+  console.log(`  GET ${byJobPath}: service`);
+  const byJob = await ctx.load({ path: byJobPath });
+
+  const small = lists[1]!;
+  const large = lists[2]!;
+  ctx.report(
+    'HTTP lists',
+    [
+      comparisonTable(lists),
+      '',
+      `One job's history over ${formatNumber(LARGE_HISTORY)} executions, \`GET ${byJobPath}\` (service only): ` +
+        `${formatNumber(byJob.requestsPerSec)} req/s, p50 ${byJob.p50Ms.toFixed(2)} ms, p99 ${byJob.p99Ms.toFixed(2)} ms, ${byJob.non2xx} non-2xx.`,
+      '',
+      `Executions list over ${formatNumber(LARGE_HISTORY)} vs ${formatNumber(SMALL_HISTORY)} rows: ` +
+        `${(large.vsExpress / small.vsExpress).toFixed(2)} × the throughput ratio, ` +
+        `p99 ${large.service.p99Ms.toFixed(2)} ms vs ${small.service.p99Ms.toFixed(2)} ms.`,
+      '',
+      'The list query alone, straight to PostgreSQL (one connection, 500 runs):',
+      '',
+      markdownTable(
+        ['executions', 'p50 ms', 'p99 ms'],
+        [
+          [formatNumber(SMALL_HISTORY), smallSql.p50Ms.toFixed(3), smallSql.p99Ms.toFixed(3)],
+          [formatNumber(LARGE_HISTORY), largeSql.p50Ms.toFixed(3), largeSql.p99Ms.toFixed(3)],
+        ],
+      ),
+      '',
+      `Plan over ${formatNumber(LARGE_HISTORY)} rows:`,
+      '',
+      '```',
+      await explainList(ctx),
+      '```',
+    ].join('\n'),
+  );
+
+  console.log('  executions recorded per second through the local runtime');
+  const recording = [await measureRecording(ctx, 1), await measureRecording(ctx, 16)];
+  ctx.report(
+    'Executions recorded per second (local runtime)',
+    [
+      'In-process `startService` on the same database, with an attempt runner that returns at once: ' +
+        "each execution is the runtime's whole recording path (INSERT of the running row, then one " +
+        "transaction that finishes it, bumps the durable counter and the job's last run). " +
+        'Runs are started with `runtime.runNow`, keeping N in flight.',
+      '',
+      markdownTable(
+        ['runs in flight', 'executions/s', 'executions', 'seconds', 'rows in the database'],
+        recording.map((r) => [
+          String(r.inFlight),
+          formatNumber(r.perSecond),
+          formatNumber(r.recorded),
+          r.seconds.toFixed(1),
+          formatNumber(r.rows),
+        ]),
+      ),
+    ].join('\n'),
+  );
+
+  console.log('  start-up with an existing database, idle memory');
+  const startup = await measureStartup(ctx);
+  ctx.report(
+    'Start-up and memory',
+    [
+      `A fresh \`node dist/cli.js serve\` on the database seeded above (${formatNumber(JOBS)} jobs, ` +
+        `${formatNumber(LARGE_HISTORY)}+ executions, migrations applied). Start-up is the time from spawn ` +
+        'to the first 200 on /health; idle RSS is read 2 s after a few requests to each endpoint.',
+      '',
+      markdownTable(
+        ['measure', 'value', 'bar', ''],
+        [
+          [
+            `start-up, median of ${startup.times.length}`,
+            `${startup.medianMs.toFixed(0)} ms (max ${startup.maxMs.toFixed(0)} ms)`,
+            `< ${STARTUP_LIMIT_MS} ms`,
+            startup.maxMs < STARTUP_LIMIT_MS ? 'met' : '**missed**',
+          ],
+          [
+            'idle RSS',
+            formatMegabytes(startup.idleRssBytes),
+            `< ${formatMegabytes(IDLE_RSS_LIMIT_BYTES)}`,
+            startup.idleRssBytes < IDLE_RSS_LIMIT_BYTES ? 'met' : '**missed**',
+          ],
+        ],
+      ),
+    ].join('\n'),
+  );
+
+  const misses = lists.filter((c) => !meetsBar(c)).map((c) => c.label);
+  ctx.report(
+    'Bar',
+    misses.length === 0
+      ? `Both list endpoints meet the first bar (≥ ${BAR.minRatioToExpress} × the Express route, p99 < ${BAR.maxP99Ms} ms at 10 connections).`
+      : `Missed the first bar (≥ ${BAR.minRatioToExpress} × the Express route, p99 < ${BAR.maxP99Ms} ms): ${misses.join('; ')}.`,
+  );
+}
+
+/**
+ * Jobs as people write them: daily schedules spread over the day (so none of them fires during a
+ * run), some in a time zone, some with retries and timeouts, one in ten disabled.
+ */
+async function seedJobs(ctx: BenchContext): Promise<void> {
+  await ctx.sql(
+    `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled)
+     SELECT 'bench-job-' || lpad(i::text, 4, '0'),
+            (i % 60) || ' ' || (i % 24) || ' * * ' || CASE WHEN i % 4 = 0 THEN '1-5' ELSE '*' END,
+            'echo "bench job ' || i || '" && sleep 0',
+            CASE WHEN i % 3 = 0 THEN 300 ELSE 0 END,
+            CASE WHEN i % 4 = 0 THEN '{"maxAttempts": 2, "baseDelay": 5}'::jsonb END,
+            'Benchmark job number ' || i || ', seeded by bench/scenarios/scheduler.ts',
+            jsonb_build_array('bench', 'team-' || (i % 7)),
+            CASE WHEN i % 5 = 0 THEN 'Europe/Berlin' END,
+            i % 10 <> 0
+     FROM generate_series(1, $1::int) AS i`,
+    [JOBS],
+  );
+}
+
+/**
+ * Executions numbered `from`..`to`, one every 2 s going back from now (so 1M reach ~23 days back,
+ * inside the 90-day retention), spread over the jobs, mostly successes, with some output.
+ */
+async function seedExecutions(ctx: BenchContext, from: number, to: number): Promise<void> {
+  await ctx.sql(
+    `WITH j AS (SELECT id, name, (row_number() OVER (ORDER BY id) - 1)::int AS k FROM jobs),
+          n AS (SELECT count(*)::int AS jobs FROM jobs)
+     INSERT INTO executions (job_id, job_name, status, started_at, finished_at, duration_ms, exit_code,
+                             stdout, stderr, attempt)
+     SELECT j.id, j.name, s.status, s.started_at, s.started_at + s.duration_ms * interval '1 ms',
+            s.duration_ms,
+            CASE s.status WHEN 'success' THEN 0 WHEN 'failed' THEN 1 WHEN 'timeout' THEN 143 ELSE -1 END,
+            CASE WHEN s.status = 'success' THEN 'processed ' || s.i || E' items\\n' ELSE '' END,
+            CASE s.status WHEN 'failed' THEN E'error: upstream answered 503\\n'
+                          WHEN 'skipped' THEN E'skipped: the previous run of this job was still in progress\\n'
+                          ELSE '' END,
+            CASE WHEN s.status = 'failed' THEN s.i % 3 ELSE 0 END
+     FROM (SELECT i,
+                  CASE WHEN i % 97 = 0 THEN 'timeout' WHEN i % 89 = 0 THEN 'skipped'
+                       WHEN i % 13 = 0 THEN 'failed' ELSE 'success' END AS status,
+                  now() - i * interval '2 seconds' AS started_at,
+                  ((i::bigint * 7919) % 30000)::int AS duration_ms
+           FROM generate_series($1::int, $2::int) AS i) s
+     CROSS JOIN n
+     JOIN j ON j.k = s.i % n.jobs`,
+    [from, to],
+  );
+  await ctx.sql('VACUUM ANALYZE executions');
+}
+
+const LIST_SQL = `SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt
+  FROM executions WHERE status <> 'running' ORDER BY started_at DESC, id DESC LIMIT $1`;
+
+function timeListSql(ctx: BenchContext): Promise<{ p50Ms: number; p99Ms: number }> {
+  return ctx.timeSql(LIST_SQL, [50], 500);
+}
+
+async function explainList(ctx: BenchContext): Promise<string> {
+  const rows = await ctx.sql<{ 'QUERY PLAN': string }>(
+    `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${LIST_SQL.replace('$1', '50')}`,
+  );
+  return rows.map((row) => row['QUERY PLAN']).join('\n');
+}
+
+interface RecordingResult {
+  inFlight: number;
+  recorded: number;
+  seconds: number;
+  perSecond: number;
+  rows: number;
+}
+
+/**
+ * Records executions through the local runtime for a few seconds with `inFlight` runs at a time:
+ * a new run starts whenever one is recorded. Counted twice: by the recorder's listener, and as
+ * rows in the database.
+ */
+async function measureRecording(ctx: BenchContext, inFlight: number, seconds = 4): Promise<RecordingResult> {
+  const instant = async (): Promise<CommandResult> => {
+    const now = new Date();
+    return { status: 'success', exitCode: 0, stdout: 'ok\n', stderr: '', startedAt: now, finishedAt: now };
+  };
+  const env = readEnvironment({
+    DATABASE_URL: ctx.databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SERVICE_LOG_LEVEL: 'error',
+  });
+  const service = await startService({
+    env,
+    db: connectToServer(ctx.databaseUrl),
+    logger: createLogger({ level: 'error' }),
+    local: { autoTick: false, runAttempt: instant },
+  });
+  try {
+    const jobs: Job[] = await service.jobs.list();
+    let next = 0;
+    let recorded = 0;
+    let measuring = false;
+    let open = true;
+    const launch = () => service.runtime.runNow(jobs[next++ % jobs.length]!);
+    service.recorder.subscribe(() => {
+      if (measuring) recorded++;
+      if (open) launch();
+    });
+    for (let i = 0; i < inFlight; i++) launch();
+    await sleep(1000); // warm-up
+    const firstId = (await ctx.sql<{ max: string }>('SELECT max(id)::text AS max FROM executions'))[0]!.max;
+    measuring = true;
+    const start = performance.now();
+    await sleep(seconds * 1000);
+    measuring = false;
+    const elapsed = (performance.now() - start) / 1000;
+    open = false;
+    await service.runtime.idle();
+    const rows = (
+      await ctx.sql<{ rows: number }>(
+        "SELECT count(*)::int AS rows FROM executions WHERE id > $1 AND status <> 'running'",
+        [firstId],
+      )
+    )[0]!.rows;
+    return { inFlight, recorded, seconds: elapsed, perSecond: recorded / elapsed, rows };
+  } finally {
+    await service.stop();
+  }
+}
+
+/** Start-up time of a fresh service process, three times; idle RSS of the last one. */
+async function measureStartup(
+  ctx: BenchContext,
+): Promise<{ times: number[]; medianMs: number; maxMs: number; idleRssBytes: number }> {
+  const times: number[] = [];
+  let idleRssBytes = NaN;
+  for (let i = 0; i < 3; i++) {
+    const service = await startServiceProcess({ databaseUrl: ctx.databaseUrl, name: 'service-startup' });
+    try {
+      times.push(service.startupMs);
+      if (i === 2) {
+        for (const path of ['/api/jobs', '/api/executions?limit=50', '/api/stats', '/health', '/metrics']) {
+          for (let n = 0; n < 5; n++) await (await fetch(service.url + path)).arrayBuffer();
+        }
+        await sleep(2000);
+        idleRssBytes = service.rssBytes();
+      }
+    } finally {
+      await service.stop();
+    }
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  return { times, medianMs: percentile(sorted, 0.5), maxMs: sorted[sorted.length - 1]!, idleRssBytes };
+}
