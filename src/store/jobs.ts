@@ -50,25 +50,29 @@ export async function listJobs(db: Queryable): Promise<Job[]> {
 }
 
 /**
- * The version of the whole job list: every row's id and `xmin` (the transaction that wrote that
- * row version), in id order. A committed insert, update or delete of any job changes it, and rows
- * that nobody wrote keep it, so two equal versions mean the same rows with the same contents.
+ * The version of the whole job list (migration 004): any committed write to `jobs` changes it, so
+ * two equal versions mean the same rows with the same contents.
  */
 export async function readJobListVersion(db: Pool | PoolClient): Promise<string> {
   // Named (prepared): it runs on every GET /api/jobs, and planning would cost as much as running it.
   const { rows } = await db.query<{ version: string }>({
     name: 'crondeck_job_list_version',
-    text: `SELECT coalesce(string_agg(id::text || ':' || xmin::text, ',' ORDER BY id), '') AS version FROM jobs`,
+    text: 'SELECT version FROM job_list_version WHERE id = 1',
   });
   return rows[0]!.version;
 }
 
-/** `listJobs` and the version of what it read (as `readJobListVersion` spells it), in one statement. */
+/** `listJobs` and the version of what it read, in one statement (one snapshot). */
 export async function listJobsWithVersion(db: Queryable): Promise<{ jobs: Job[]; version: string }> {
-  const { rows } = await db.query<JobRow & { row_version: string }>(
-    `SELECT ${JOB_COLUMNS}, xmin::text AS row_version FROM jobs ORDER BY id`,
+  const { rows } = await db.query<JobRow & { list_version: string }>(
+    `SELECT v.version AS list_version, j.*
+     FROM job_list_version v LEFT JOIN LATERAL (SELECT ${JOB_COLUMNS} FROM jobs) j ON true
+     WHERE v.id = 1 ORDER BY j.id`,
   );
-  return { jobs: rows.map(toJob), version: rows.map((row) => `${row.id}:${row.row_version}`).join(',') };
+  const version = rows[0]!.list_version;
+  // No jobs: the one row is the version with every job column null.
+  const jobRows = rows[0]!.id === null ? [] : rows;
+  return { jobs: jobRows.map(toJob), version };
 }
 
 export async function findJob(db: Queryable, id: number): Promise<Job | null> {

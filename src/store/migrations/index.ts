@@ -1,6 +1,7 @@
 import { schedulerSchema } from './001_scheduler';
 import { mailboxSchema } from './002_mailbox';
 import { alertsSchema } from './003_alerts';
+import { jobListVersionSchema } from './004_job_list_version';
 
 export interface Migration {
   version: number;
@@ -10,10 +11,11 @@ export interface Migration {
 
 /**
  * Every migration, in order. A migration is never edited once released: add a new one instead.
- * Rooms own their numbers: 001 scheduler, 002 mailbox, 003 alerts.
+ * Rooms own their numbers: 001 scheduler, 002 mailbox, 003 alerts; later ones in order of arrival.
  */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'scheduler', sql: schedulerSchema },
   { version: 2, name: 'mailbox', sql: mailboxSchema },
   { version: 3, name: 'alerts', sql: alertsSchema },
+  { version: 4, name: 'job list version', sql: jobListVersionSchema },
 ];
