@@ -11,7 +11,7 @@ import { WebhookAddressPolicy } from './addressPolicy';
 import { AlertConfigService, type DeclaredAlerts } from './alertConfigService';
 import { alertDelivery } from './alertDelivery';
 import { EmailSender } from './emailSender';
-import { OutboxWorker } from './outboxWorker';
+import { DEFAULT_LEASE_MS, OutboxWorker } from './outboxWorker';
 import { outboxHook } from './outboxHook';
 import { alertConfigFromShortcuts } from './shortcuts';
 import { WebhookSender } from './webhookSender';
@@ -23,6 +23,8 @@ export interface AlertingOptions {
   pollIntervalMs?: number;
   retryDelaysMs?: readonly number[];
   leaseMs?: number;
+  /** Longest one e-mail send may take; default two thirds of the lease, so it ends within its claim. */
+  emailSendTimeoutMs?: number;
   concurrency?: number;
   stopGraceMs?: number;
   workerId?: string;
@@ -61,7 +63,14 @@ export interface Alerting {
 export function createAlerting(deps: AlertingDeps): Alerting {
   const options = deps.options ?? {};
   const policy = new WebhookAddressPolicy(deps.webhookDenyCidrs);
-  const email = deps.smtp ? new EmailSender({ smtp: deps.smtp, tls: options.smtpTls }) : null;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const email = deps.smtp
+    ? new EmailSender({
+        smtp: deps.smtp,
+        tls: options.smtpTls,
+        sendTimeoutMs: options.emailSendTimeoutMs ?? Math.floor((leaseMs * 2) / 3),
+      })
+    : null;
   const webhooks = new WebhookSender({
     policy,
     timeoutMs: options.webhookTimeoutMs,
@@ -79,7 +88,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
     }),
     pollIntervalMs: options.pollIntervalMs,
     retryDelaysMs: options.retryDelaysMs,
-    leaseMs: options.leaseMs,
+    leaseMs,
     concurrency: options.concurrency,
     stopGraceMs: options.stopGraceMs,
     workerId: options.workerId,

@@ -20,8 +20,14 @@ export function destinationsFor(config: AlertConfig, event: AlertEvent): AlertDe
   const emails: string[][] = [];
   for (const email of config.emails) {
     if (!email.events.includes(event)) continue;
-    const to = email.to.filter((address) => !addressed.has(address.toLowerCase()));
-    for (const address of to) addressed.add(address.toLowerCase());
+    // Mail systems treat addresses without regard to case in practice: one spelling per mailbox,
+    // within an entry as across entries.
+    const to = email.to.filter((address) => {
+      const mailbox = address.toLowerCase();
+      if (addressed.has(mailbox)) return false;
+      addressed.add(mailbox);
+      return true;
+    });
     if (to.length > 0) emails.push(to);
   }
   return { webhooks: [...webhooks], emails };

@@ -14,6 +14,13 @@ export interface EmailSenderOptions {
   /** Timeouts of the SMTP conversation, in milliseconds. */
   connectionTimeoutMs?: number;
   socketTimeoutMs?: number;
+  /**
+   * Longest one send may take in all, waiting for a pooled connection included. The socket
+   * timeouts above only bound silences: a server that trickles its answers, or a queue behind busy
+   * connections, could otherwise keep a send going past the outbox claim, and another claim would
+   * send the same alert again.
+   */
+  sendTimeoutMs: number;
 }
 
 /**
@@ -60,11 +67,17 @@ export class EmailSender {
       if (stop.aborted) resolve('stopped');
       stop.addEventListener('abort', () => resolve('stopped'), { once: true });
     });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed out'>((resolve) => {
+      timer = setTimeout(() => resolve('timed out'), this.options.sendTimeoutMs);
+    });
     try {
-      const result = await Promise.race([sending, stopped]);
-      if (result === 'stopped') {
+      const result = await Promise.race([sending, stopped, timedOut]);
+      if (result === 'stopped' || result === 'timed out') {
         sending.catch(() => undefined);
-        return { status: 'interrupted' };
+        return result === 'stopped'
+          ? { status: 'interrupted' }
+          : { status: 'retry', error: `timed out after ${this.options.sendTimeoutMs} ms` };
       }
       return { status: 'delivered' };
     } catch (error) {
@@ -75,6 +88,8 @@ export class EmailSender {
         return { status: 'rejected', error: message };
       }
       return { status: 'retry', error: smtpError.code ? `${smtpError.code}: ${message}` : message };
+    } finally {
+      clearTimeout(timer);
     }
   }
 

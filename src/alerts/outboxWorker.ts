@@ -19,8 +19,10 @@ import type { DeliveryOutcome } from './deliveryOutcome';
  * out a receiver's restart or a short outage, short enough that a late alert is still news.
  */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [10_000, 60_000, 5 * 60_000, 30 * 60_000];
-/** A receiver asking for more time (429 Retry-After) is given at most this. */
+/** A receiver asking for more time (Retry-After on a retried answer) is given at most this. */
 const MAX_RETRY_AFTER_MS = 60 * 60_000;
+/** How long a claim keeps other workers away from an alert; longer than any send can take. */
+export const DEFAULT_LEASE_MS = 60_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -73,7 +75,7 @@ export class OutboxWorker {
   constructor(private readonly options: OutboxWorkerOptions) {
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
     this.pollIntervalMs = options.pollIntervalMs ?? 2000;
-    this.leaseMs = options.leaseMs ?? 60_000;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.concurrency = options.concurrency ?? 16;
     this.retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.lastPrune = options.clock.now().getTime();

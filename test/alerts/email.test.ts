@@ -152,6 +152,53 @@ describe('e-mail alerts', () => {
     }
   });
 
+  // Socket timeouts bound only silences; the send as a whole must end within the outbox claim,
+  // or another claim would send the same alert again.
+  it('give up a send that outlasts its deadline, as a failed attempt to retry', async () => {
+    const smtp = await TestSmtpServer.start({
+      certificate,
+      secure: true,
+      user: USER,
+      password: PASSWORD,
+      stallAfterData: true,
+    });
+    const db: Database = await createTestDatabase();
+    const service = await startTestService({
+      db,
+      env: smtpEnv(smtp, true),
+      alerting: {
+        pollIntervalMs: 50,
+        retryDelaysMs: [60_000],
+        emailSendTimeoutMs: 300,
+        smtpTls: { ca: certificate.cert },
+      },
+    });
+    try {
+      await runJob(
+        service,
+        { name: 'stuck-smtp', command: 'exit 1' },
+        { emails: [{ to: ['ops@example.com'], events: ['failed'] }] },
+      );
+      const row = await eventually(async () => {
+        const { rows } = await db.pool.query(
+          'SELECT state, attempts, last_error, locked_until FROM alert_outbox',
+        );
+        return rows[0]?.last_error && rows[0];
+      });
+      expect(row).toMatchObject({
+        state: 'pending',
+        attempts: 1,
+        last_error: 'timed out after 300 ms',
+        locked_until: null,
+      });
+      expect(smtp.received).toHaveLength(0);
+    } finally {
+      await service.stop();
+      await db.close();
+      await smtp.close();
+    }
+  });
+
   it('are skipped with one warning when SERVICE_SMTP_HOST is not set, and webhooks still fire', async () => {
     const receiver = await Receiver.start();
     const db: Database = await createTestDatabase();

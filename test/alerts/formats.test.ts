@@ -154,7 +154,7 @@ describe('helpers', () => {
       ],
       emails: [
         { to: ['ops@example.com', 'dba@example.com'], events: ['failed' as const] },
-        { to: ['OPS@example.com', 'boss@example.com'], events: ['failed' as const] },
+        { to: ['OPS@example.com', 'boss@example.com', 'Boss@Example.com'], events: ['failed' as const] },
         { to: ['happy@example.com'], events: ['success' as const] },
       ],
     };

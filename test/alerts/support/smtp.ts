@@ -77,6 +77,8 @@ export class TestSmtpServer {
     secure: boolean;
     user: string;
     password: string;
+    /** Take the message in, then never answer: a server stuck after DATA. */
+    stallAfterData?: boolean;
   }): Promise<TestSmtpServer> {
     const received: ReceivedMail[] = [];
     const server = new SMTPServer({
@@ -85,6 +87,8 @@ export class TestSmtpServer {
       cert: options.certificate.cert,
       authMethods: ['PLAIN', 'LOGIN'],
       logger: false,
+      // Connections still open at close (a stalled one) are cut at once rather than after 30 s.
+      closeTimeout: 100,
       onAuth(auth, _session, callback) {
         if (auth.username === options.user && auth.password === options.password) {
           callback(null, { user: auth.username });
@@ -93,6 +97,10 @@ export class TestSmtpServer {
         }
       },
       onData(stream, session, callback) {
+        if (options.stallAfterData) {
+          stream.resume();
+          return;
+        }
         simpleParser(stream).then(
           (mail) => {
             received.push({
