@@ -2,7 +2,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', 'test-artifacts/', 'src/dashboard/assets/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.bench/',
+      'data/',
+      'coverage/',
+      'test-artifacts/',
+      'src/dashboard/assets/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
