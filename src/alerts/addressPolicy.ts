@@ -1,5 +1,8 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { lookup as systemLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+
+/** The error a guarded lookup fails with; its message names the address and the setting. */
+export const DENIED_ADDRESS = 'EDENIEDADDRESS';
 
 /**
  * SERVICE_WEBHOOK_DENY_CIDRS: address ranges webhooks may not reach. Private and loopback targets
@@ -9,8 +12,14 @@ export class WebhookAddressPolicy {
   private readonly denied = new BlockList();
   private readonly empty: boolean;
 
-  /** Throws on an entry that is not an address or CIDR range, so a typo cannot silently allow. */
-  constructor(cidrs: readonly string[]) {
+  /**
+   * Throws on an entry that is not an address or CIDR range, so a typo cannot silently allow.
+   * `resolve` is the system resolver; tests give names addresses of their own.
+   */
+  constructor(
+    cidrs: readonly string[],
+    private readonly resolve: typeof systemLookup = systemLookup,
+  ) {
     this.empty = cidrs.length === 0;
     for (const entry of cidrs) {
       const [address = '', prefix] = entry.split('/');
@@ -41,16 +50,29 @@ export class WebhookAddressPolicy {
   }
 
   /**
-   * The first denied address the URL's host resolves to, or null. Checked before every send, since
-   * a name may resolve differently from one day to the next.
+   * The name lookup of a webhook connection: the system's, failing with DENIED_ADDRESS when the
+   * name resolves into a denied range. The connection goes to exactly the addresses checked here,
+   * at every connect, so a name that changes its answer in between (DNS rebinding) cannot slip
+   * past. Address literals are not looked up: `deniedLiteral` checks those.
    */
-  async deniedAddress(url: URL): Promise<string | null> {
-    if (this.empty) return null;
-    const host = hostOf(url);
-    if (isIP(host)) return this.isDenied(host) ? host : null;
-    const addresses = await lookup(host, { all: true, verbatim: true });
-    return addresses.find((entry) => this.isDenied(entry.address))?.address ?? null;
-  }
+  readonly lookup: LookupFunction = (hostname, options, callback) => {
+    this.resolve(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const denied = addresses.find((entry) => this.isDenied(entry.address));
+      if (denied) {
+        const refusal = Object.assign(
+          new Error(`${hostname} resolves to ${denied.address}, which is in SERVICE_WEBHOOK_DENY_CIDRS`),
+          { code: DENIED_ADDRESS },
+        );
+        return callback(refusal, '', 0);
+      }
+      if (options.all) return callback(null, addresses);
+      const [first] = addresses;
+      if (!first)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
 }
 
 function hostOf(url: URL): string {

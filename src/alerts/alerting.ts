@@ -1,3 +1,4 @@
+import type { lookup } from 'node:dns';
 import type { ConnectionOptions } from 'node:tls';
 import type { Pool } from 'pg';
 import type { SmtpSettings } from '../config/environment';
@@ -32,6 +33,8 @@ export interface AlertingOptions {
   smtpTls?: ConnectionOptions;
   /** Where a webhook request really goes (tests point chat platforms' hosts at loopback). */
   resolveWebhookTarget?: (url: URL) => URL;
+  /** The resolver of webhook host names; the system's by default (tests give names addresses). */
+  lookupWebhookHost?: typeof lookup;
 }
 
 export interface AlertingDeps {
@@ -62,7 +65,7 @@ export interface Alerting {
 /** Builds the alerting room from its parts: configuration, senders, the outbox hook and worker. */
 export function createAlerting(deps: AlertingDeps): Alerting {
   const options = deps.options ?? {};
-  const policy = new WebhookAddressPolicy(deps.webhookDenyCidrs);
+  const policy = new WebhookAddressPolicy(deps.webhookDenyCidrs, options.lookupWebhookHost);
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const email = deps.smtp
     ? new EmailSender({
@@ -129,6 +132,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
     start: () => worker.start(),
     async stop() {
       await worker.stop();
+      webhooks.close();
       email?.close();
     },
   };

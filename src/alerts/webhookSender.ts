@@ -1,5 +1,8 @@
-import type { WebhookAddressPolicy } from './addressPolicy';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { DENIED_ADDRESS, type WebhookAddressPolicy } from './addressPolicy';
 import type { DeliveryOutcome } from './deliveryOutcome';
+import { post } from './httpPost';
 
 /** Spec section 6: each webhook request times out after 10 seconds. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
@@ -19,12 +22,25 @@ export interface WebhookSenderOptions {
   resolveTarget?: (url: URL) => URL;
 }
 
-/** POSTs JSON to a webhook over `fetch`, one request per call, within the timeout. */
+/** POSTs JSON to a webhook, one request per call, within the timeout. */
 export class WebhookSender {
   private readonly timeoutMs: number;
+  /**
+   * Connections of this sender's own: each was made to addresses its deny check saw, and they
+   * close with the sender (the process-wide agent would keep them past it).
+   */
+  private readonly agents = {
+    http: new HttpAgent({ keepAlive: true }),
+    https: new HttpsAgent({ keepAlive: true }),
+  };
 
   constructor(private readonly options: WebhookSenderOptions) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   async send(
@@ -37,63 +53,46 @@ export class WebhookSender {
     const target = this.options.resolveTarget ? this.options.resolveTarget(configured) : configured;
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = AbortSignal.any([timeout, stop]);
+    const literal = this.options.policy.deniedLiteral(target);
+    if (literal) return { status: 'rejected', error: `${literal} is in SERVICE_WEBHOOK_DENY_CIDRS` };
     try {
-      const denied = await untilAborted(this.options.policy.deniedAddress(target), signal);
-      if (denied) {
-        return { status: 'rejected', error: `${denied} is in SERVICE_WEBHOOK_DENY_CIDRS` };
-      }
-      const response = await fetch(target, {
-        method: 'POST',
+      const answer = await post(target, JSON.stringify(body), {
         headers: { 'content-type': 'application/json', 'user-agent': this.options.userAgent, ...headers },
-        body: JSON.stringify(body),
-        // A redirect could lead past the deny list; receivers of alerts have no reason to redirect.
-        redirect: 'manual',
         signal,
+        // Host names are checked against the deny list as the connection resolves them.
+        lookup: this.options.policy.lookup,
+        readLimit: RESPONSE_READ_LIMIT,
+        agents: this.agents,
       });
-      const answer = await readBounded(response);
-      if (response.status >= 200 && response.status < 300) return { status: 'delivered' };
-      const error = `HTTP ${response.status}${answer ? `: ${answer.slice(0, QUOTED_RESPONSE_CHARACTERS)}` : ''}`;
-      if (response.status === 429 || response.status === 408 || response.status >= 500) {
-        return { status: 'retry', error, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
+      if (answer.status >= 200 && answer.status < 300) return { status: 'delivered' };
+      const quoted = answer.body.slice(0, QUOTED_RESPONSE_CHARACTERS);
+      const error = `HTTP ${answer.status}${quoted ? `: ${quoted}` : ''}`;
+      if (answer.status === 429 || answer.status === 408 || answer.status >= 500) {
+        return {
+          status: 'retry',
+          error,
+          retryAfterMs: retryAfterMs(headerValue(answer.headers['retry-after'])),
+        };
       }
-      if (response.status >= 300 && response.status < 400) {
+      if (answer.status >= 300 && answer.status < 400) {
+        // A redirect could lead past the deny list; receivers of alerts have no reason to redirect.
         return { status: 'rejected', error: `${error} (redirects are not followed)` };
       }
       return { status: 'rejected', error };
     } catch (error) {
       if (stop.aborted) return { status: 'interrupted' };
       if (timeout.aborted) return { status: 'retry', error: `timed out after ${this.timeoutMs} ms` };
-      return { status: 'retry', error: describeFetchError(error) };
+      const failure = error as { code?: string; message?: string };
+      if (failure.code === DENIED_ADDRESS) {
+        return { status: 'rejected', error: failure.message ?? DENIED_ADDRESS };
+      }
+      return { status: 'retry', error: describeNetworkError(error) };
     }
   }
 }
 
-/** Name resolution has no signal of its own: the request's timeout covers it this way. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-async function readBounded(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.length;
-    if (size >= RESPONSE_READ_LIMIT) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
+function headerValue(value: string | string[] | undefined): string | null {
+  return (Array.isArray(value) ? value[0] : value) ?? null;
 }
 
 function retryAfterMs(header: string | null): number | undefined {
@@ -104,9 +103,9 @@ function retryAfterMs(header: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-/** fetch says only "fetch failed"; the reason (ECONNREFUSED, a DNS error) is in `cause`. */
-function describeFetchError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code) return `${cause.code}${cause.message ? `: ${cause.message}` : ''}`;
-  return cause?.message ?? (error instanceof Error ? error.message : String(error));
+/** "ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9" rather than a bare message. */
+function describeNetworkError(error: unknown): string {
+  const failure = error as { code?: string; message?: string };
+  const message = failure.message ?? String(error);
+  return failure.code && !message.includes(failure.code) ? `${failure.code}: ${message}` : message;
 }

@@ -1,3 +1,4 @@
+import type { lookup } from 'node:dns';
 import { OutboxWorker } from '../../src/alerts/outboxWorker';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../src/alerts/webhookSender';
 import { systemClock } from '../../src/domain/clock';
@@ -34,6 +35,8 @@ async function failOnce(service: TestService, name: string, url: string): Promis
   await service.runtime.idle();
   return jobId;
 }
+
+type LookupCallback = (error: Error | null, addresses: { address: string; family: number }[]) => void;
 
 describe('alert delivery', () => {
   let receiver: Receiver;
@@ -165,6 +168,46 @@ describe('alert delivery', () => {
       expect((await outbox(db))[0]!.last_error).toMatch(/is in SERVICE_WEBHOOK_DENY_CIDRS$/);
     } finally {
       await service.stop();
+    }
+  });
+
+  // The deny list must hold for the address the connection really uses: one lookup, the checked
+  // one. A separate check would let a name that answers differently the second time (DNS
+  // rebinding) slip past.
+  it('connects only to the addresses its deny check saw, resolving each name once', async () => {
+    const lookups: string[] = [];
+    const lookupWebhookHost = ((hostname: string, _options: unknown, callback: LookupCallback) => {
+      lookups.push(hostname);
+      callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    }) as unknown as typeof lookup;
+    const url = `http://receiver.invalid:${receiver.port}/hook`;
+
+    const allowing = await startTestService({ db, alerting: { pollIntervalMs: 50, lookupWebhookHost } });
+    try {
+      await failOnce(allowing, 'resolved', url);
+      await eventually(async () => (await outbox(db))[0]?.state === 'delivered');
+      expect(receiver.requests).toHaveLength(1);
+      expect(lookups).toEqual(['receiver.invalid']);
+    } finally {
+      await allowing.stop();
+    }
+
+    lookups.length = 0;
+    const denying = await startTestService({
+      db,
+      env: { SERVICE_WEBHOOK_DENY_CIDRS: '127.0.0.0/8' },
+      alerting: { pollIntervalMs: 50, lookupWebhookHost },
+    });
+    try {
+      await failOnce(denying, 'rebound', url);
+      await eventually(async () => (await outbox(db))[1]?.state === 'failed');
+      expect(receiver.requests).toHaveLength(1);
+      expect(lookups).toEqual(['receiver.invalid']);
+      expect((await outbox(db))[1]!.last_error).toBe(
+        'receiver.invalid resolves to 127.0.0.1, which is in SERVICE_WEBHOOK_DENY_CIDRS',
+      );
+    } finally {
+      await denying.stop();
     }
   });
 
