@@ -4,7 +4,8 @@ import { conflict, notFound } from '../domain/errors';
 import { effectiveTimeZone, type Job, type JobInput } from '../domain/job';
 import type { Runtime } from '../runtime/runtime';
 import { isUniqueViolation, withTransaction } from '../store/database';
-import { FreshReads } from '../store/freshReads';
+import { readListVersion } from '../store/listVersions';
+import { VersionedRenders } from '../store/versionedRenders';
 import * as jobs from '../store/jobs';
 import { NextRunCache } from './nextRunCache';
 
@@ -16,22 +17,10 @@ export interface JobView extends Job {
 /** Longest a rendered job list is reused, even when nothing says it changed. */
 const RENDERED_LIST_MAX_AGE_MS = 60_000;
 
-interface RenderedList {
-  render: (jobs: JobView[]) => unknown;
-  value: unknown;
-  /** Version of the rows it was rendered from (`readJobListVersion`). */
-  version: string;
-  /** Clock time it was read at, and the first time a job's next run changes after that. */
-  validFrom: number;
-  validUntil: number;
-}
-
 /** Creating, changing, deleting and running jobs, shared by the HTTP API and the config file. */
 export class JobService {
   private readonly nextRuns = new NextRunCache();
-  private readonly listVersions = new FreshReads<string>();
-  private readonly listRenders = new FreshReads<unknown>();
-  private rendered: RenderedList | undefined;
+  private readonly renderedList = new VersionedRenders<unknown>(() => readListVersion(this.pool, 'jobs'), 1);
 
   constructor(
     private readonly pool: Pool,
@@ -47,35 +36,25 @@ export class JobService {
 
   /**
    * The job list rendered by `render` (the HTTP layer serialises it, a job list being hundreds of
-   * kilobytes), reused only while it is exactly what a fresh read would render: the version of the
-   * job rows, read from the database on every call, is unchanged (so writes by any replica or
-   * process count), and no job's next run has come since. `render` must be a pure function, the
-   * same on every call. Concurrent calls share their reads (FreshReads).
+   * kilobytes), reused only while it is exactly what a fresh read would render: the list's version
+   * is unchanged (writes by any replica or process count), and no job's next run has come since.
+   * `render` must be a pure function, the same on every call.
    */
   async listRendered<T>(render: (jobs: JobView[]) => T): Promise<T> {
-    const now = this.clock.now().getTime();
-    const cached = this.rendered;
-    if (cached && cached.render === render && now >= cached.validFrom && now < cached.validUntil) {
-      const version = await this.listVersions.read('jobs', () => jobs.readJobListVersion(this.pool));
-      if (version === cached.version) return cached.value as T;
-    }
-    const value = await this.listRenders.read('jobs', async () => {
-      const readAt = this.clock.now();
-      const { jobs: rows, version } = await jobs.listJobsWithVersion(this.pool);
-      const views = rows.map((job) => this.view(job, readAt));
-      const rendered: RenderedList = {
-        render,
-        value: render(views),
-        version,
-        validFrom: readAt.getTime(),
-        validUntil: readAt.getTime() + RENDERED_LIST_MAX_AGE_MS,
-      };
-      for (const view of views) {
-        if (view.nextRun) rendered.validUntil = Math.min(rendered.validUntil, view.nextRun.getTime());
-      }
-      this.rendered = rendered;
-      return rendered.value;
-    });
+    const value = await this.renderedList.get(
+      'jobs',
+      async () => {
+        const readAt = this.clock.now().getTime();
+        const { jobs: rows, version } = await jobs.listJobsWithVersion(this.pool);
+        const views = rows.map((job) => this.view(job, new Date(readAt)));
+        let validUntil = readAt + RENDERED_LIST_MAX_AGE_MS;
+        for (const view of views) {
+          if (view.nextRun) validUntil = Math.min(validUntil, view.nextRun.getTime());
+        }
+        return { value: render(views), version, validFrom: readAt, validUntil };
+      },
+      this.clock.now().getTime(),
+    );
     return value as T;
   }
 

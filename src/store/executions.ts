@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { AttemptResult, Execution, ExecutionStatus, FinalStatus } from '../domain/execution';
 import type { Queryable } from './database';
+import { splitListVersion, withListVersion } from './listVersions';
 
 interface ExecutionRow {
   id: string;
@@ -126,11 +127,14 @@ export interface ExecutionQuery {
 }
 
 /**
- * Finished executions, newest first, without their output. A named (prepared) statement: planning
- * this query costs several times more than running it on the index, so each connection plans each
- * of its four shapes once.
+ * Finished executions, newest first, without their output, and the version of the list they were
+ * read from (see listVersions.ts). A named (prepared) statement: planning this query costs several
+ * times more than running it on the index, so each connection plans each of its four shapes once.
  */
-export async function listExecutions(db: Pool | PoolClient, query: ExecutionQuery): Promise<Execution[]> {
+export async function listExecutions(
+  db: Pool | PoolClient,
+  query: ExecutionQuery,
+): Promise<{ executions: Execution[]; version: string }> {
   const conditions = ["status <> 'running'"];
   const values: unknown[] = [];
   let name = 'crondeck_list_executions';
@@ -145,13 +149,15 @@ export async function listExecutions(db: Pool | PoolClient, query: ExecutionQuer
     name += '_by_status';
   }
   values.push(query.limit);
-  const { rows } = await db.query<ExecutionRow>({
+  const list = `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE ${conditions.join(' AND ')}
+     ORDER BY started_at DESC, id DESC LIMIT $${values.length}`;
+  const { rows } = await db.query<ExecutionRow & { list_version: string }>({
     name,
-    text: `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE ${conditions.join(' AND ')}
-     ORDER BY started_at DESC, id DESC LIMIT $${values.length}`,
+    text: `${withListVersion('executions', list)} ORDER BY q.started_at DESC, q.id DESC`,
     values,
   });
-  return rows.map(toExecution);
+  const { version, rows: executionRows } = splitListVersion(rows, (row) => row.id === null);
+  return { executions: executionRows.map(toExecution), version };
 }
 
 export async function findExecution(db: Queryable, id: number): Promise<Execution | null> {

@@ -1,6 +1,6 @@
-import type { Pool, PoolClient } from 'pg';
 import type { Job, JobInput } from '../domain/job';
 import type { Queryable } from './database';
+import { splitListVersion, withListVersion } from './listVersions';
 
 interface JobRow {
   id: number;
@@ -49,29 +49,12 @@ export async function listJobs(db: Queryable): Promise<Job[]> {
   return rows.map(toJob);
 }
 
-/**
- * The version of the whole job list (migration 004): any committed write to `jobs` changes it, so
- * two equal versions mean the same rows with the same contents.
- */
-export async function readJobListVersion(db: Pool | PoolClient): Promise<string> {
-  // Named (prepared): it runs on every GET /api/jobs, and planning would cost as much as running it.
-  const { rows } = await db.query<{ version: string }>({
-    name: 'crondeck_job_list_version',
-    text: 'SELECT version FROM job_list_version WHERE id = 1',
-  });
-  return rows[0]!.version;
-}
-
-/** `listJobs` and the version of what it read, in one statement (one snapshot). */
+/** `listJobs` and the version of what it read (see listVersions.ts). */
 export async function listJobsWithVersion(db: Queryable): Promise<{ jobs: Job[]; version: string }> {
   const { rows } = await db.query<JobRow & { list_version: string }>(
-    `SELECT v.version AS list_version, j.*
-     FROM job_list_version v LEFT JOIN LATERAL (SELECT ${JOB_COLUMNS} FROM jobs) j ON true
-     WHERE v.id = 1 ORDER BY j.id`,
+    `${withListVersion('jobs', `SELECT ${JOB_COLUMNS} FROM jobs`)} ORDER BY q.id`,
   );
-  const version = rows[0]!.list_version;
-  // No jobs: the one row is the version with every job column null.
-  const jobRows = rows[0]!.id === null ? [] : rows;
+  const { version, rows: jobRows } = splitListVersion(rows, (row) => row.id === null);
   return { jobs: jobRows.map(toJob), version };
 }
 

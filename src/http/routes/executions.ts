@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { type Execution, FINAL_STATUSES } from '../../domain/execution';
 import { notFound } from '../../domain/errors';
 import { findExecution, listExecutions } from '../../store/executions';
-import { FreshReads } from '../../store/freshReads';
+import { readListVersion } from '../../store/listVersions';
+import { VersionedRenders } from '../../store/versionedRenders';
 import { parseOrThrow, parsePathId, pathIdSchema } from '../validate';
 
 export const MAX_EXECUTIONS_LIMIT = 1000;
@@ -47,17 +48,18 @@ function jsonValue<T>(value: Date | T): string | null | T {
 
 export function executionsRouter(pool: Pool): Router {
   const router = Router();
-  // Concurrent requests for the same list share one query and one serialisation (never an older
-  // one than their own would have been: see FreshReads). The bytes are those of res.json.
-  const lists = new FreshReads<Buffer>();
+  // Rendered lists are reused while no finished execution was written or deleted (the list's
+  // version); the bytes are those of res.json.
+  const lists = new VersionedRenders<Buffer>(() => readListVersion(pool, 'executions'));
 
   // Newest first; items leave out stdout/stderr, which the single read has.
   router.get('/', async (req, res) => {
     const query = parseOrThrow(listQuerySchema, req.query);
     const key = `${query.jobId ?? ''}/${query.status ?? ''}/${query.limit}`;
-    const body = await lists.read(key, async () =>
-      Buffer.from(JSON.stringify((await listExecutions(pool, query)).map(summaryToJson))),
-    );
+    const body = await lists.get(key, async () => {
+      const { executions, version } = await listExecutions(pool, query);
+      return { value: Buffer.from(JSON.stringify(executions.map(summaryToJson))), version };
+    });
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(body);
   });

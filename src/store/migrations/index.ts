@@ -1,7 +1,7 @@
 import { schedulerSchema } from './001_scheduler';
 import { mailboxSchema } from './002_mailbox';
 import { alertsSchema } from './003_alerts';
-import { jobListVersionSchema } from './004_job_list_version';
+import { listVersionsSchema } from './004_list_versions';
 
 export interface Migration {
   version: number;
@@ -17,5 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'scheduler', sql: schedulerSchema },
   { version: 2, name: 'mailbox', sql: mailboxSchema },
   { version: 3, name: 'alerts', sql: alertsSchema },
-  { version: 4, name: 'job list version', sql: jobListVersionSchema },
+  { version: 4, name: 'list versions', sql: listVersionsSchema },
 ];

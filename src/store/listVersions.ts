@@ -1,0 +1,37 @@
+import type { Pool, PoolClient } from 'pg';
+
+/** The lists whose versions migration 004 keeps. */
+export type VersionedList = 'jobs' | 'executions';
+
+/**
+ * The current version of a list: any committed write that changes what the list shows changes it,
+ * so two equal versions mean the same list. A primary-key read, prepared: it runs on every list
+ * request, and planning would cost as much as running it.
+ */
+export async function readListVersion(db: Pool | PoolClient, list: VersionedList): Promise<string> {
+  const { rows } = await db.query<{ version: string }>({
+    name: 'crondeck_list_version',
+    text: 'SELECT version FROM list_versions WHERE name = $1',
+    values: [list],
+  });
+  return rows[0]!.version;
+}
+
+/**
+ * Wraps a query so that it also returns the list's version, read in the same statement and so in
+ * the same snapshot as the rows: `{ version, rows }`. With no rows, the one row that comes back
+ * carries the version and nulls, and is left out.
+ */
+export function withListVersion(list: VersionedList, query: string): string {
+  return `SELECT v.version AS list_version, q.*
+    FROM list_versions v LEFT JOIN LATERAL (${query}) q ON true
+    WHERE v.name = '${list}'`;
+}
+
+export function splitListVersion<R extends { list_version: string }>(
+  rows: R[],
+  isEmptyRow: (row: R) => boolean,
+): { version: string; rows: R[] } {
+  const first = rows[0]!;
+  return { version: first.list_version, rows: rows.length === 1 && isEmptyRow(first) ? [] : rows };
+}
