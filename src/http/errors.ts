@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { DomainError, type DomainErrorKind } from '../domain/errors';
 import type { Logger } from '../logging/logger';
-import { isTransientDatabaseError } from '../store/transient';
+import { isTransactionConflict, isTransientDatabaseError } from '../store/transient';
 
 /** An error whose message is meant for the API client, with the status to answer. */
 export class HttpError extends Error {
@@ -54,6 +54,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (isTransientDatabaseError(error)) {
       logger.warn('database unavailable', { method: req.method, path: req.path, err: error });
       res.status(503).set('Retry-After', '5').json({ error: 'database unavailable, try again shortly' });
+      return;
+    }
+    if (isTransactionConflict(error)) {
+      logger.warn('request met a concurrent write', { method: req.method, path: req.path, err: error });
+      res
+        .status(503)
+        .set('Retry-After', '1')
+        .json({ error: 'a concurrent change got in the way, try again' });
       return;
     }
     logger.error('request failed', { method: req.method, path: req.path, err: error });

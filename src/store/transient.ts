@@ -13,6 +13,16 @@ export function isTransientDatabaseError(error: unknown): boolean {
   );
 }
 
+/**
+ * A serialization failure or a deadlock: Postgres rolled the transaction back because of another
+ * transaction, not because of what was asked, and running it again is the documented answer (a
+ * run finishing while its job is deleted can meet the deletion's cascade this way).
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
+
 export interface RetryOptions {
   /** Total time to keep trying before giving up, in milliseconds. */
   budgetMs: number;
@@ -22,7 +32,8 @@ export interface RetryOptions {
 
 /**
  * Runs `work`, retrying with exponential backoff (100 ms doubling to 5 s) while it fails with a
- * transient database error and the budget lasts. Other errors are thrown at once.
+ * transient database error or a transaction conflict and the budget lasts. Other errors are thrown
+ * at once. `work` must be a whole transaction (or a single statement), so that it can run again.
  */
 export async function retryWhileUnavailable<T>(work: () => Promise<T>, options: RetryOptions): Promise<T> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
@@ -31,7 +42,8 @@ export async function retryWhileUnavailable<T>(work: () => Promise<T>, options: 
     try {
       return await work();
     } catch (error) {
-      if (!isTransientDatabaseError(error) || Date.now() + delay > deadline) throw error;
+      const retryable = isTransientDatabaseError(error) || isTransactionConflict(error);
+      if (!retryable || Date.now() + delay > deadline) throw error;
       options.onRetry?.(error, delay);
       await sleep(delay);
     }

@@ -1,4 +1,8 @@
-import { isTransientDatabaseError, retryWhileUnavailable } from '../../src/store/transient';
+import {
+  isTransactionConflict,
+  isTransientDatabaseError,
+  retryWhileUnavailable,
+} from '../../src/store/transient';
 
 describe('retryWhileUnavailable', () => {
   const unavailable = Object.assign(new Error('terminating connection due to administrator command'), {
@@ -17,6 +21,22 @@ describe('retryWhileUnavailable', () => {
       { budgetMs: 60_000, sleep: noSleep },
     );
     expect([result, calls]).toEqual(['done', 3]);
+  });
+
+  it('runs a transaction again after a deadlock or a serialization failure', async () => {
+    const conflicts = ['40P01', '40001'].map((code) => Object.assign(new Error('conflict'), { code }));
+    let calls = 0;
+    const result = await retryWhileUnavailable(
+      async () => {
+        const conflict = conflicts[calls++];
+        if (conflict) throw conflict;
+        return 'recorded';
+      },
+      { budgetMs: 60_000, sleep: noSleep },
+    );
+    expect([result, calls]).toEqual(['recorded', 3]);
+    expect(conflicts.every(isTransactionConflict)).toBe(true);
+    expect(isTransactionConflict(Object.assign(new Error('x'), { code: '23505' }))).toBe(false);
   });
 
   it('throws other errors at once', async () => {
