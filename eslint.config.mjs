@@ -3,15 +3,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: [
-      'node_modules/',
-      'dist/',
-      '.bench/',
-      'data/',
-      'coverage/',
-      'test-artifacts/',
-      'src/dashboard/assets/',
-    ],
+    ignores: ['node_modules/', 'dist/', '.bench/', 'data/', 'coverage/', 'test-artifacts/'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -51,5 +43,38 @@ export default tseslint.config(
         { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' },
       ],
     },
+  },
+  {
+    // The dashboard's own scripts: ES modules run by the browser, with no build step.
+    files: ['src/dashboard/assets/js/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'navigator',
+          'location',
+          'history',
+          'sessionStorage',
+          'fetch',
+          'Headers',
+          'URL',
+          'URLSearchParams',
+          'Blob',
+          'Intl',
+          'Event',
+          'KeyboardEvent',
+          'HTMLElement',
+          'Node',
+          'requestAnimationFrame',
+          'setTimeout',
+          'clearTimeout',
+          'queueMicrotask',
+          'console',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: { 'no-console': 'error' },
   },
 );

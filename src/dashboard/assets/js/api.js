@@ -60,7 +60,7 @@ export async function request(
     throw new ApiError(0, 'The service cannot be reached. Is it running?');
   }
   const text = await response.text();
-  let data = null;
+  let data;
   try {
     data = text ? JSON.parse(text) : null;
   } catch {

@@ -6,7 +6,7 @@ import { formatBytes, formatDateTime, formatDuration, formatRelative, plural } f
 import { statusBadge, toast } from './ui.js';
 import { executionsHash } from './executions.js';
 
-export function createExecutionDetailView(section, ctx) {
+export function createExecutionDetailView(section) {
   let currentId = null;
   let loadedId = null;
   let backHash = '#/executions';

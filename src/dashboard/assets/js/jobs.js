@@ -110,7 +110,7 @@ export function createJobsView(section, ctx) {
     }
   }
 
-  function createRow(job) {
+  function createRow() {
     const p = {};
     p.name = h('span', { class: 'job-name' });
     p.description = h('div', { class: 'job-description muted' });

@@ -40,7 +40,7 @@ const scheduler = createSchedulerPanel(ctx);
 const views = {
   jobs: createJobsView(byId('view-jobs'), ctx),
   executions: createExecutionsView(byId('view-executions'), ctx),
-  execution: createExecutionDetailView(byId('view-execution'), ctx),
+  execution: createExecutionDetailView(byId('view-execution')),
 };
 const sections = {
   jobs: byId('view-jobs'),
