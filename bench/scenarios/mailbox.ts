@@ -36,7 +36,8 @@ const TARGET_RATIO = 1.5;
 
 /**
  * Label sets by Zipf rank, measured through the API: popular, mixed and rare combinations, and
- * the slowest of the sweep below (1 + 20: a large intersection crowded in old mail).
+ * large intersections crowded in old mail (1 + 20, 1 + 70: the members are in the window of a
+ * project label, far below the newest links of the global label).
  */
 const COMBINATIONS: readonly (readonly number[])[] = [
   [1],
@@ -275,8 +276,9 @@ async function intersection(ctx: BenchContext, ids: number[]): Promise<number> {
 }
 
 /**
- * Which branch of the filter statement ran, read from EXPLAIN ANALYZE: only the merge reads the
- * label-date index, and a branch that does not run shows "(never executed)".
+ * Which branch of the filter statement ran, read from EXPLAIN ANALYZE: only the threshold plan
+ * reads the (label, chunk, date) index of migration 005, and a branch that does not run shows
+ * "(never executed)".
  */
 async function chosenPlan(ctx: BenchContext, ids: number[]): Promise<string> {
   const statement = queries.filterMessagesStatement(ids, PAGE);
@@ -284,11 +286,11 @@ async function chosenPlan(ctx: BenchContext, ids: number[]): Promise<string> {
     `EXPLAIN (ANALYZE, COSTS OFF) ${statement.text}`,
     statement.values,
   );
-  const merged = rows.some(
+  const threshold = rows.some(
     (row) =>
-      row['QUERY PLAN'].includes('mail_message_labels_by_label') && row['QUERY PLAN'].includes('(actual'),
+      row['QUERY PLAN'].includes('mail_message_labels_by_chunk') && row['QUERY PLAN'].includes('(actual'),
   );
-  return merged ? 'dense (merge)' : 'sparse (enumerate)';
+  return threshold ? 'threshold (newest, then later links)' : 'enumerate';
 }
 
 /** The API must answer what the SQL answers, or the comparison means nothing. */
@@ -440,12 +442,16 @@ async function plansMarkdown(
       queries.filterMessagesStatement(ids([1]), PAGE),
     ],
     [
-      'filter, ranks 1 + 2 (dense: merge of the index ranges)',
+      'filter, ranks 1 + 2 (threshold: the newest members, then the links dated after them)',
       queries.filterMessagesStatement(ids([1, 2]), PAGE),
     ],
     [
-      'filter, ranks 1 + 70 (sparse: enumerate the intersection)',
-      queries.filterMessagesStatement(ids([1, 70]), PAGE),
+      'filter, ranks 1 + 20 (threshold, members crowded in old mail)',
+      queries.filterMessagesStatement(ids([1, 20]), PAGE),
+    ],
+    [
+      'filter, ranks 4 + 20 + 90 (enumerate: fewer members than the page)',
+      queries.filterMessagesStatement(ids([4, 20, 90]), PAGE),
     ],
     ['count, ranks 1 + 2 + 3', queries.filterCountStatement(ids([1, 2, 3]))],
     ['related, ranks 1 + 2', queries.relatedLabelsStatement(ids([1, 2]), 5)],
@@ -472,15 +478,18 @@ async function plansMarkdown(
     `Sizes: ${sizes.map((row) => `${row.name} ${row.size}`).join(', ')}.`,
     '',
     'Why: `mail_message_labels_by_label (label_id, labeled_at DESC, message_id DESC)` is the order ' +
-      'of a label list, so one label is an index range read as far as the page, and several labels ' +
-      'are a Merge Append of such ranges. The primary key `(message_id, label_id) INCLUDE (labeled_at)` ' +
-      'answers "when did each listed label arrive on this message" from the index alone. Counting and ' +
+      'of a label list, so one label is an index range read as far as the page. The primary key ' +
+      '`(message_id, label_id) INCLUDE (labeled_at)` answers "when did each listed label arrive on ' +
+      'this message" from the index alone. `mail_message_labels_by_chunk (label_id, (message_id >> 15), ' +
+      "labeled_at DESC, message_id DESC)` (migration 005) reads one label's links of one bitmap chunk, " +
+      'newest first: several labels read, in the chunks holding members only, the links dated after ' +
+      'the latest label dates of the newest members, wherever those members are. Counting and ' +
       'relating intersections of hundreds of thousands of messages cannot be done by joins in tens of ' +
       'milliseconds, so `mail_label_bits` keeps one bitmap per label (chunks of 32,768 message ids, ' +
       '4 KiB each, maintained by statement-level triggers) and `mail_unread_bits` one of unread ' +
       'messages: a count is a few dozen AND + popcount operations, related labels a few thousand. ' +
       'The filter of several labels chooses, inside one statement, between enumerating the ' +
-      'intersection (when it is small) and merging the label ranges (when it is large): see ' +
+      'intersection (when it is at most a little larger than the page) and the threshold plan: see ' +
       '`src/mailbox/filters/filterQueries.ts`.',
     '',
     ...plans,

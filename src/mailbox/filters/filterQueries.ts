@@ -10,6 +10,12 @@ import type { Page } from '../shared/pagination';
  * Layout (see migration 002): message m is bit (m & 32767) of chunk (m >> 15) of a label's bitmap.
  */
 export interface SqlStatement {
+  /**
+   * The name the service prepares the statement under: each connection parses the text once (and
+   * PostgreSQL may settle on a generic plan of it), where parsing alone costs a tenth to a third of
+   * running it. One name, one text, whatever the values: pg refuses a name with another text.
+   */
+  name: string;
   text: string;
   values: unknown[];
 }
@@ -19,38 +25,41 @@ export const CHUNK_SHIFT = 15;
 export const CHUNK_BITS = 1 << CHUNK_SHIFT;
 
 /**
- * The merge plan reads one index range per label; above this many labels (a request that no
- * interface would make) the filter always enumerates the intersection instead.
+ * Message ids per block when looking for the newest members: a chunk is split into blocks so that
+ * only the few blocks holding them are enumerated, not the whole chunk.
  */
-export const MAX_MERGED_LABELS = 16;
+const BLOCK_BITS = 1024;
 
 /**
- * Measured cost of enumerating one member of the intersection (its bit position, then one index
- * probe for its label dates), in units of the cost of streaming one link through the merge plan
- * (about 2.2 µs against 0.1 µs on PostgreSQL 15, measured over the bench data set).
+ * The plan choice of the filter (see `filterMessagesStatement`): enumerate when
+ * (members - N) × SPARSE_COST_RATIO ≤ the links of the listed labels in the chunk of the N-th
+ * newest member. Enumerating costs about 6 µs per member (its bit position, one probe of the
+ * primary key) and 0.1 ms per chunk (the text of its bitmap); the threshold plan reads only the
+ * part of that chunk's links dated after its threshold, plus a fixed part. The two meet at about
+ * 200 on the bench data set (PostgreSQL 15, every pair and triple of the swept labels): only
+ * intersections barely larger than the page are enumerated.
  */
-export const SPARSE_COST_RATIO = 25;
+export const SPARSE_COST_RATIO = 200;
 
 /**
  * Chunks where every listed label has bits, ANDed: the bitmap of the messages having ALL labels
- * (`members` bits per chunk). `links` counts the set bits of every listed label per chunk, for the
- * plan choice of the filter.
+ * (`members` bits per chunk).
  */
 const COMMON_CHUNKS = `
   chunks AS MATERIALIZED (
-    SELECT chunk, bit_and(bits) AS bits, count(*) = cardinality($1::int[]) AS complete,
-      sum(bit_count(bits))::float8 AS links
+    SELECT chunk, bit_and(bits) AS bits, count(*) = cardinality($1::int[]) AS complete
     FROM mail_label_bits WHERE label_id = ANY ($1::int[]) GROUP BY chunk
   ),
   common AS MATERIALIZED (
     SELECT chunk, bits, members FROM (
-      SELECT chunk, bits, bit_count(bits)::float8 AS members FROM chunks WHERE complete) counted
+      SELECT chunk, bits, bit_count(bits) AS members FROM chunks WHERE complete) counted
     WHERE members > 0
   )`;
 
 /** One label's messages, newest label date first: an index range scan, read as far as the page. */
 export function labelMessagesStatement(labelId: number, page: Page): SqlStatement {
   return {
+    name: 'mailbox_label_messages',
     text: `SELECT ${SUMMARY_COLUMNS}
       FROM (SELECT message_id, labeled_at FROM mail_message_labels WHERE label_id = $1
             ORDER BY labeled_at DESC, message_id DESC LIMIT $2 OFFSET $3) p
@@ -64,15 +73,22 @@ export function labelMessagesStatement(labelId: number, page: Page): SqlStatemen
  * Messages having ALL listed labels, ordered by the latest date at which one of the listed labels
  * was put on them, newest first, then by message id, highest first. With one label this is the
  * label's own list. With more, one statement holds two plans and runs one of them, chosen from the
- * bitmaps (a one-time filter on an InitPlan; the other branch is never executed):
+ * bitmaps (one-time filters on the one-row `plan`; the other branch reads nothing). Let N be
+ * limit + offset:
  *
- *  - sparse: enumerate the intersection from its bitmap and read each member's label dates from
- *    the primary key index (cost ~ members);
- *  - dense: merge the listed labels' index ranges in date order (Merge Append), keep a link when
- *    its message is in the intersection bitmap and this link is the message's latest listed one,
- *    stop at the page (cost ~ links streamed until the page is full).
+ *  - enumerate: every member from the intersection bitmap, its latest date from one probe of the
+ *    primary key (cost ~ members);
+ *  - threshold: the N members with the highest ids (from the bitmap, block by block) and their
+ *    latest dates. At least N members reach the lowest of these dates, T, so the page is among
+ *    these N and the other members with a listed link dated after T; those have lower ids and
+ *    are read from the (label, chunk, date) index of migration 005, chunk by chunk where members
+ *    are, from each label's newest link in the chunk down to T. Labels mostly arrive with their
+ *    message, so T is close to the date of the N-th newest member and few links are that late;
+ *    members crowded in old mail cost nothing for the chunks above them, and a label put on an
+ *    old message months later is read all the same: the answer stays exact.
  *
- * Sparse wins when members × SPARSE_COST_RATIO ≤ the estimated links streamed (see `walk`).
+ * Enumerate runs when (members - N) × SPARSE_COST_RATIO ≤ the links of the chunk where the N-th
+ * newest member lies, so always when the intersection has at most N members.
  */
 export function filterMessagesStatement(
   ids: readonly number[],
@@ -80,84 +96,86 @@ export function filterMessagesStatement(
   sparseCostRatio = SPARSE_COST_RATIO,
 ): SqlStatement {
   if (ids.length === 1) return labelMessagesStatement(ids[0]!, page);
-  const merge = ids.length <= MAX_MERGED_LABELS;
-  const sparse = `
-    sparse AS (
-      SELECT p.message_id,
-        (SELECT max(x.labeled_at) FROM mail_message_labels x
-         WHERE x.message_id = p.message_id AND x.label_id = ANY ($1::int[])) AS latest
-      FROM (SELECT c.chunk * ${CHUNK_BITS} + pos AS message_id
-            FROM common c CROSS JOIN LATERAL mail_bit_positions(c.bits) pos) p
-      ${merge ? 'WHERE (SELECT sparse FROM plan)' : ''}
-      ORDER BY latest DESC, p.message_id DESC LIMIT $2 OFFSET $3
-    )`;
-  // OFFSET 0 fences each range: the filters above cannot be pushed into it, so it is planned on its
-  // own as what it is, an ordered index range. With the filters inside, the planner may rather
-  // sort the whole label (it does when the visibility map is not yet set after a bulk import).
-  const ranges = ids
-    .map(
-      (_, i) => `(SELECT message_id, label_id, labeled_at FROM mail_message_labels
-         WHERE label_id = ($1::int[])[${i + 1}] ORDER BY labeled_at DESC, message_id DESC OFFSET 0)`,
-    )
-    .join('\n        UNION ALL ');
-  const dense = `
-    -- The merge streams links newest first until the page is full. Links mostly arrive with their
-    -- message, so walking the chunks from the highest message ids down estimates how many links
-    -- it streams before the (limit + offset)-th member: all links of the chunks above that
-    -- member's chunk and a share of its own. This sees members crowded in old mail (a label of a
-    -- past project), which an even spread would not.
-    walk AS (
-      SELECT c.links, coalesce(m.members, 0) AS members,
-        sum(coalesce(m.members, 0)) OVER (ORDER BY c.chunk DESC ROWS UNBOUNDED PRECEDING) AS through
-      FROM chunks c LEFT JOIN common m ON m.chunk = c.chunk
-    ),
-    plan AS MATERIALIZED (
-      SELECT
-        coalesce((SELECT sum(members) FROM common), 0) * $4::float8 <= coalesce((
-          SELECT sum(CASE WHEN through <= $2::int + $3::int THEN links
-                          ELSE links * ($2::int + $3::int - (through - members)) / members END)
-          FROM walk WHERE through - members < $2::int + $3::int), 0) AS sparse,
-        (SELECT min(chunk) FROM common) AS first_chunk,
-        (SELECT array_agg(c.bits ORDER BY g.chunk)
-         FROM generate_series((SELECT min(chunk) FROM common), (SELECT max(chunk) FROM common)) g(chunk)
-         LEFT JOIN common c ON c.chunk = g.chunk) AS members
-    ),
-    dense AS (
-      SELECT c.message_id, c.labeled_at AS latest
-      FROM (${ranges}) c
-      WHERE NOT (SELECT sparse FROM plan)
-        -- The estimates matter for the LIMIT: a boolean function is rated at 1/3 of the rows, an
-        -- equality at 1/200, and at 1/200 the planner expects to read the labels to the end.
-        AND get_bit(
-          (SELECT members FROM plan)[(c.message_id >> ${CHUNK_SHIFT}) - (SELECT first_chunk FROM plan) + 1],
-          c.message_id & ${CHUNK_BITS - 1})::boolean
-        -- A message comes once per listed label: keep its latest link (lowest label id on a tie).
-        -- CASE keeps this a probe per member; as NOT EXISTS it may become an anti-join over all links.
-        AND CASE WHEN EXISTS (
-          SELECT 1 FROM mail_message_labels y
-          WHERE y.message_id = c.message_id AND y.label_id = ANY ($1::int[])
-            AND (y.labeled_at > c.labeled_at OR (y.labeled_at = c.labeled_at AND y.label_id < c.label_id))
-        ) THEN false ELSE true END
-      ORDER BY c.labeled_at DESC, c.message_id DESC LIMIT $2 OFFSET $3
-    ),`;
+  // bigint: offset goes up to the integer maximum, and limit + offset beyond it.
+  const wanted = '($2::bigint + $3::bigint)';
+  const blocksPerChunk = CHUNK_BITS / BLOCK_BITS;
+  const latestOf = (messageId: string) => `(SELECT max(x.labeled_at) FROM mail_message_labels x
+           WHERE x.message_id = ${messageId} AND x.label_id = ANY ($1::int[]))`;
   return {
+    name: 'mailbox_filter',
     text: `WITH ${COMMON_CHUNKS},
-      ${merge ? dense : ''}
-      ${sparse},
+      -- Per chunk with members, from the highest ids down: the members in the chunks above it.
+      tally AS MATERIALIZED (
+        SELECT chunk, members,
+          sum(members) OVER (ORDER BY chunk DESC ROWS UNBOUNDED PRECEDING) - members AS above
+        FROM common
+      ),
+      plan AS MATERIALIZED (
+        SELECT (coalesce((SELECT sum(members) FROM tally), 0) - ${wanted}) * $4::float8 <= coalesce((
+          SELECT sum(bit_count(b.bits)) FROM mail_label_bits b
+          WHERE b.label_id = ANY ($1::int[]) AND b.chunk = (
+            SELECT chunk FROM tally WHERE above < ${wanted} AND above + members >= ${wanted})), 0)
+          AS enumerate
+      ),
+      -- Threshold plan: the blocks of the chunks that hold the N newest members, as far as needed.
+      blocks AS (
+        SELECT chunk, block, bits,
+          sum(members) OVER (ORDER BY chunk DESC, block DESC ROWS UNBOUNDED PRECEDING) - members AS above
+        FROM (SELECT c.chunk, b.block, s.bits, bit_count(s.bits) AS members
+              FROM plan, common c JOIN tally t ON t.chunk = c.chunk AND t.above < ${wanted}
+              CROSS JOIN generate_series(${blocksPerChunk - 1}, 0, -1) b(block)
+              CROSS JOIN LATERAL (
+                SELECT substring(c.bits FROM b.block * ${BLOCK_BITS} + 1 FOR ${BLOCK_BITS}) AS bits) s
+              WHERE NOT plan.enumerate) counted
+        WHERE members > 0
+      ),
+      -- Every member (enumerate) or the N newest (threshold), with its latest listed label date.
+      candidates AS MATERIALIZED (
+        SELECT p.message_id, ${latestOf('p.message_id')} AS latest
+        FROM (
+          SELECT c.chunk * ${CHUNK_BITS} + pos AS message_id
+          FROM plan, common c CROSS JOIN LATERAL mail_bit_positions(c.bits) pos
+          WHERE plan.enumerate
+          UNION ALL
+          (SELECT b.chunk * ${CHUNK_BITS} + b.block * ${BLOCK_BITS} + pos
+           FROM blocks b CROSS JOIN LATERAL mail_bit_positions(b.bits) pos
+           WHERE b.above < ${wanted}
+           ORDER BY 1 DESC LIMIT ${wanted})) p
+      ),
+      -- T (since) and the lowest id of the N newest (below); nulls when the plan is enumerate.
+      threshold AS MATERIALIZED (
+        SELECT min(latest) AS since, min(message_id) AS below
+        FROM plan, candidates WHERE NOT plan.enumerate
+      ),
+      -- The other members whose latest date is after T, each with its latest link among these. (One
+      -- whose latest date is T has a lower id than each of the N newest: it ranks after all of them.)
+      later AS (
+        SELECT l.message_id, max(l.labeled_at) AS latest
+        FROM threshold t, common c
+        CROSS JOIN LATERAL (
+          SELECT x.message_id, x.labeled_at FROM mail_message_labels x
+          WHERE x.label_id = ANY ($1::int[]) AND (x.message_id >> ${CHUNK_SHIFT}) = c.chunk
+            AND x.labeled_at > t.since AND x.message_id < t.below) l
+        WHERE c.chunk <= t.below >> ${CHUNK_SHIFT} AND get_bit(c.bits, l.message_id & ${CHUNK_BITS - 1}) = 1
+        GROUP BY l.message_id
+      ),
       page AS (
-        SELECT message_id, latest FROM sparse
-        ${merge ? 'UNION ALL SELECT message_id, latest FROM dense' : ''}
+        SELECT message_id, latest FROM candidates
+        UNION ALL
+        SELECT message_id, latest FROM later
+        ORDER BY latest DESC, message_id DESC LIMIT $2 OFFSET $3
       )
       SELECT ${SUMMARY_COLUMNS}
       FROM page JOIN mail_messages m ON m.id = page.message_id
       ORDER BY page.latest DESC, page.message_id DESC`,
-    values: merge ? [ids, page.limit, page.offset, sparseCostRatio] : [ids, page.limit, page.offset],
+    values: [ids, page.limit, page.offset, sparseCostRatio],
   };
 }
 
 /** `{ total, unread }` over the messages having ALL listed labels: popcounts of ANDed chunks. */
 export function filterCountStatement(ids: readonly number[]): SqlStatement {
   return {
+    name: 'mailbox_filter_count',
     text: `WITH ${COMMON_CHUNKS}
       SELECT coalesce(sum(c.members), 0)::int AS total,
         coalesce(sum(bit_count(c.bits & u.bits)), 0)::int AS unread
@@ -173,6 +191,7 @@ export function filterCountStatement(ids: readonly number[]): SqlStatement {
  */
 export function relatedLabelsStatement(ids: readonly number[], limit: number): SqlStatement {
   return {
+    name: 'mailbox_related_labels',
     text: `WITH ${COMMON_CHUNKS},
       shared AS MATERIALIZED (
         SELECT b.label_id, bit_count(b.bits & c.bits) AS messages

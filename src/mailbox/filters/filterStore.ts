@@ -1,4 +1,4 @@
-import type { Queryable } from '../../store/database';
+import type { Pool, PoolClient } from 'pg';
 import type { MessageSummaryRow } from '../messages/messageSummary';
 import type { Page } from '../shared/pagination';
 import { MAX_INTEGER_ID } from '../shared/validation';
@@ -30,13 +30,17 @@ export interface FilterCount {
  */
 const includesImpossibleId = (ids: readonly number[]) => ids.some((id) => id > MAX_INTEGER_ID);
 
-async function rowsOf<R extends object>(db: Queryable, statement: SqlStatement): Promise<R[]> {
-  const { rows } = await db.query<R & Record<string, unknown>>(statement.text, statement.values);
+/** The pool or one of its clients: the statements run prepared, by name (see `SqlStatement`). */
+type Connection = Pool | PoolClient;
+
+async function rowsOf<R extends object>(db: Connection, statement: SqlStatement): Promise<R[]> {
+  const { name, text, values } = statement;
+  const { rows } = await db.query<R & Record<string, unknown>>({ name, text, values });
   return rows;
 }
 
 export async function filterMessages(
-  db: Queryable,
+  db: Connection,
   ids: readonly number[],
   page: Page,
   sparseCostRatio?: number,
@@ -45,14 +49,14 @@ export async function filterMessages(
   return rowsOf(db, filterMessagesStatement(ids, page, sparseCostRatio));
 }
 
-export async function countFiltered(db: Queryable, ids: readonly number[]): Promise<FilterCount> {
+export async function countFiltered(db: Connection, ids: readonly number[]): Promise<FilterCount> {
   if (includesImpossibleId(ids)) return { total: 0, unread: 0 };
   const [count] = await rowsOf<FilterCount>(db, filterCountStatement(ids));
   return count!;
 }
 
 export async function relatedLabels(
-  db: Queryable,
+  db: Connection,
   ids: readonly number[],
   limit: number,
 ): Promise<RelatedLabel[]> {
@@ -61,7 +65,7 @@ export async function relatedLabels(
 }
 
 export async function labelMessages(
-  db: Queryable,
+  db: Connection,
   labelId: number,
   page: Page,
 ): Promise<MessageSummaryRow[]> {

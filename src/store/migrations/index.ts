@@ -2,6 +2,7 @@ import { schedulerSchema } from './001_scheduler';
 import { mailboxSchema } from './002_mailbox';
 import { alertsSchema } from './003_alerts';
 import { listVersionsSchema } from './004_list_versions';
+import { labelChunkDatesSchema } from './005_label_chunk_dates';
 
 export interface Migration {
   version: number;
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'mailbox', sql: mailboxSchema },
   { version: 3, name: 'alerts', sql: alertsSchema },
   { version: 4, name: 'list versions', sql: listVersionsSchema },
+  { version: 5, name: 'label chunk dates', sql: labelChunkDatesSchema },
 ];
