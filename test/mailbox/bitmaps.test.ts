@@ -2,27 +2,13 @@ import fc from 'fast-check';
 import type { Pool } from 'pg';
 import { countFiltered, filterMessages, relatedLabels } from '../../src/mailbox/filters/filterStore';
 import { startTestService, type TestService } from '../support/service';
+import { ENUMERATE_ONLY, naiveFilter, THRESHOLD_ONLY } from './filterOracle';
 
 /**
  * The label and unread bitmaps are derived data kept by triggers, and the filters read them with
  * two plans. These tests hold both to the plain relational answer, through random data that
  * crosses chunk boundaries (32768 message ids) and random writes of every kind.
  */
-
-/** Cost ratios that force the filter's plan: enumerate every member, or the threshold plan. */
-const ENUMERATE_ONLY = 0;
-const THRESHOLD_ONLY = 1e12;
-
-/** What the filter must answer, computed the obvious way. */
-async function naiveFilter(pool: Pool, ids: number[], limit: number, offset: number): Promise<number[]> {
-  const { rows } = await pool.query<{ id: number }>(
-    `SELECT ml.message_id AS id FROM mail_message_labels ml WHERE ml.label_id = ANY ($1::int[])
-     GROUP BY ml.message_id HAVING count(*) = cardinality($1::int[])
-     ORDER BY max(ml.labeled_at) DESC, ml.message_id DESC LIMIT $2 OFFSET $3`,
-    [ids, limit, offset],
-  );
-  return rows.map((row) => row.id);
-}
 
 async function naiveCount(pool: Pool, ids: number[]) {
   const { rows } = await pool.query(

@@ -8,6 +8,7 @@ import {
 } from '../../src/mailbox/filters/filterQueries';
 import { filterMessages } from '../../src/mailbox/filters/filterStore';
 import { startTestService, type TestService } from '../support/service';
+import { ENUMERATE_ONLY, naiveFilter, THRESHOLD_ONLY } from './filterOracle';
 
 /**
  * The edges of the threshold plan of the multi-label filter (src/mailbox/filters/filterQueries.ts):
@@ -16,20 +17,7 @@ import { startTestService, type TestService } from '../support/service';
  * held to the plain relational answer with the plan forced either way and chosen by cost.
  */
 
-const ENUMERATE = 0;
-const THRESHOLD = 1e12;
 const CHUNK = 32768;
-
-/** What the filter must answer, computed the obvious way. */
-async function naiveFilter(pool: Pool, ids: number[], limit: number, offset: number): Promise<number[]> {
-  const { rows } = await pool.query<{ id: number }>(
-    `SELECT ml.message_id AS id FROM mail_message_labels ml WHERE ml.label_id = ANY ($1::int[])
-     GROUP BY ml.message_id HAVING count(*) = cardinality($1::int[])
-     ORDER BY max(ml.labeled_at) DESC, ml.message_id DESC LIMIT $2 OFFSET $3`,
-    [ids, limit, offset],
-  );
-  return rows.map((row) => row.id);
-}
 
 describe('the statements of the label filters', () => {
   it('keep one text per name, whatever the labels and the page', () => {
@@ -79,7 +67,7 @@ describe('the threshold plan of the label filter', () => {
   const expectExact = async (ids: number[], pages: [number, number][]) => {
     for (const [limit, offset] of pages) {
       const expected = await naiveFilter(pool, ids, limit, offset);
-      for (const ratio of [ENUMERATE, THRESHOLD, undefined]) {
+      for (const ratio of [ENUMERATE_ONLY, THRESHOLD_ONLY, undefined]) {
         const rows = await filterMessages(pool, ids, { limit, offset }, ratio);
         expect({ limit, offset, ratio, ids: rows.map((row) => row.id) }).toEqual({
           limit,
