@@ -29,15 +29,21 @@ export async function startEmbeddedDatabase(
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 4 });
   await server.start();
   const [host, port] = server.getServerConn().split(':');
-  const pool = new Pool({ host, port: Number(port), user: 'postgres', database: 'postgres', max: 1 });
-  pool.on('error', () => undefined);
-  // Every connection shares the one backend session, so what an earlier connection prepared is
-  // still there, while a new pg client believes it has prepared nothing: its first named statement
-  // would fail with "already exists". Start each connection as a fresh server session would.
-  // (pg runs a client's queries in order, so this one goes first.)
-  pool.on('connect', (client) => {
-    client.query('DEALLOCATE ALL').catch(() => undefined);
+  const pool = new Pool({
+    host,
+    port: Number(port),
+    user: 'postgres',
+    database: 'postgres',
+    max: 1,
+    // Every connection shares the one backend session, so what an earlier connection prepared is
+    // still there, while a new pg client believes it has prepared nothing: its first named
+    // statement would fail with "already exists". Start each connection as a fresh server session
+    // would; the pool hands the connection out only once this is done.
+    onConnect: async (client) => {
+      await client.query('DEALLOCATE ALL');
+    },
   });
+  pool.on('error', () => undefined);
   return {
     pool,
     pglite,
