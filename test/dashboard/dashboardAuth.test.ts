@@ -107,9 +107,12 @@ describe('dashboard with SERVICE_API_TOKEN', () => {
   it('says so when a kept token stops working', async () => {
     open = await openDashboard(browser, service.url);
     const { page } = open;
+    const dialog = page.getByRole('dialog', { name: 'Sign in to Crondeck' });
+    // The first load's 401 clears whatever token is kept: let it happen before keeping a stale one,
+    // or on a slow machine it may clear the token this test is about.
+    await dialog.waitFor();
     await page.evaluate(() => sessionStorage.setItem('crondeck.apiToken', 'a-token-that-was-rotated-away'));
     await page.reload();
-    const dialog = page.getByRole('dialog', { name: 'Sign in to Crondeck' });
     await dialog.getByText('The saved API token is no longer accepted').waitFor();
     await dialog.getByLabel('API token').fill(TOKEN);
     await dialog.getByRole('button', { name: 'Continue' }).click();
