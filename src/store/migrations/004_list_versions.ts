@@ -24,19 +24,20 @@ CREATE TRIGGER jobs_bump_list_version
 
 -- The executions list shows finished executions only: a statement that writes no finished row
 -- (an attempt starting) leaves the version alone, so it adds no contention to starting runs.
--- Each IF is planned only when reached, so a trigger never names a transition table it lacks.
+-- Each expression is planned only when reached, so a trigger never reads a transition table it
+-- lacks.
 CREATE FUNCTION bump_execution_list_version() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  touched_finished boolean := false;
 BEGIN
   IF TG_OP <> 'DELETE' THEN
-    IF EXISTS (SELECT 1 FROM new_rows WHERE status <> 'running') THEN
-      UPDATE list_versions SET version = version + 1 WHERE name = 'executions';
-      RETURN NULL;
-    END IF;
+    touched_finished := EXISTS (SELECT 1 FROM new_rows WHERE status <> 'running');
   END IF;
-  IF TG_OP <> 'INSERT' THEN
-    IF EXISTS (SELECT 1 FROM old_rows WHERE status <> 'running') THEN
-      UPDATE list_versions SET version = version + 1 WHERE name = 'executions';
-    END IF;
+  IF NOT touched_finished AND TG_OP <> 'INSERT' THEN
+    touched_finished := EXISTS (SELECT 1 FROM old_rows WHERE status <> 'running');
+  END IF;
+  IF touched_finished THEN
+    UPDATE list_versions SET version = version + 1 WHERE name = 'executions';
   END IF;
   RETURN NULL;
 END
