@@ -6,6 +6,7 @@ import { type Clock, systemClock } from './domain/clock';
 import type { DeclaredJob } from './config/jobsFile';
 import type { Environment } from './config/environment';
 import { createApp } from './http/app';
+import { createAppServer } from './http/server';
 import type { Logger } from './logging/logger';
 import { ServiceMetrics } from './metrics/metrics';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime/local/localRuntime';
@@ -125,7 +126,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
 function listen(app: Express, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    const server = createAppServer(app);
     server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
   });
 }
