@@ -36,11 +36,16 @@ export interface BenchContext {
   sql<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<R[]>;
   /** Autocannon against serviceUrl. */
   load(options: LoadOptions): Promise<LoadResult>;
-  /** Direct SQL latency. */
-  timeSql(text: string, values: unknown[], iterations: number): Promise<{ p50Ms: number; p99Ms: number }>;
+  /**
+   * Direct SQL latency, one statement after another on one connection: a number of runs, or as many
+   * as fit in a number of seconds (to compare with an autocannon run of as long).
+   */
+  timeSql(text: string, values: unknown[], budget: SqlBudget): Promise<{ p50Ms: number; p99Ms: number }>;
   /** Appended to BENCHMARKS.md, under the running scenario. */
   report(section: string, markdown: string): void;
 }
+
+export type SqlBudget = { iterations: number } | { seconds: number };
 
 export interface LoadOptions {
   path: string;
@@ -515,12 +520,14 @@ export function createBenchContext(options: { databaseUrl: string; serviceUrl: s
     sections,
     sql,
     load: (loadOptions) => loadUrl(options.serviceUrl, loadOptions),
-    async timeSql(text, values, iterations) {
+    async timeSql(text, values, budget) {
       const client = await pool.connect();
       try {
-        for (let i = 0; i < Math.min(20, iterations); i++) await client.query(text, values);
+        for (let i = 0; i < 20; i++) await client.query(text, values);
         const times: number[] = [];
-        for (let i = 0; i < iterations; i++) {
+        const deadline = 'seconds' in budget ? performance.now() + budget.seconds * 1000 : Infinity;
+        const iterations = 'iterations' in budget ? budget.iterations : Infinity;
+        while (times.length < iterations && performance.now() < deadline) {
           const start = performance.now();
           await client.query(text, values);
           times.push(performance.now() - start);

@@ -219,7 +219,7 @@ const LIST_SQL = `SELECT id, job_id, job_name, status, started_at, finished_at, 
   FROM executions WHERE status <> 'running' ORDER BY started_at DESC, id DESC LIMIT $1`;
 
 function timeListSql(ctx: BenchContext): Promise<{ p50Ms: number; p99Ms: number }> {
-  return ctx.timeSql(LIST_SQL, [50], 500);
+  return ctx.timeSql(LIST_SQL, [50], { iterations: 500 });
 }
 
 async function explainList(ctx: BenchContext): Promise<string> {

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { filterMessagesJson } from '../../src/mailbox/filters/filterStore';
 
 /** Cost ratios that force the filter's plan: enumerate every member, or the threshold plan. */
 export const ENUMERATE_ONLY = 0;
@@ -18,4 +19,17 @@ export async function naiveFilter(
     [ids, limit, offset],
   );
   return rows.map((row) => row.id);
+}
+
+/** The ids of the page the filter answers (its JSON text, parsed), under a forced plan or its own. */
+export async function filteredIds(
+  pool: Pool,
+  ids: number[],
+  page: { limit: number; offset: number },
+  sparseCostRatio?: number,
+): Promise<number[]> {
+  const summaries = JSON.parse(await filterMessagesJson(pool, ids, page, sparseCostRatio)) as {
+    id: number;
+  }[];
+  return summaries.map((summary) => summary.id);
 }

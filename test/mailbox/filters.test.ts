@@ -1,3 +1,9 @@
+import {
+  type MessageSummaryRow,
+  SUMMARY_COLUMNS,
+  toMessageSummary,
+} from '../../src/mailbox/messages/messageSummary';
+import { MAX_UID } from '../../src/mailbox/messages/messageSchemas';
 import { startTestService, type TestService } from '../support/service';
 import { MailboxClient } from './mailboxClient';
 
@@ -254,6 +260,75 @@ describe('label filters', () => {
       const lonely = await api.createLabel('r-lonely');
       expect((await api.get(`/api/labels/${lonely}/related`)).body).toEqual([]);
       expect((await api.get('/api/labels/999999/related')).body).toEqual([]);
+    });
+  });
+
+  describe('message lists, written as JSON by the database', () => {
+    /** Values where a JSON writer could differ: escapes, surrogate pairs, precision, extremes. */
+    const awkward = [
+      {
+        uid: MAX_UID,
+        subject: 'quotes " and \\ backslash, tab\t newline\n bell\u0007 del\u007f sep\u2028 end',
+        from_name: 'Zoë 🦊 𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
+        from_address: '"odd"@example.com',
+        to_addresses: null,
+        date: '2024-02-29T23:59:59.999999+05:30',
+        flags: ['\\Seen', '"quoted"', 'ü'],
+        size: 0,
+        has_attachments: true,
+        text_body: '🦊'.repeat(300),
+      },
+      { uid: 1, date: '0001-01-01T00:00:00Z', size: 2147483647, flags: [], text_body: '' },
+      { date: '9999-12-31T22:59:59.5-01:00', message_id: '<a@b>', in_reply_to: '<c@d>' },
+      { date: '2024-06-01T12:00:00.123Z' },
+      {},
+    ];
+
+    it('answers what JSON.stringify of the summaries writes, byte for byte', async () => {
+      const label = await api.createLabel('json-awkward');
+      const created: number[] = [];
+      for (const [index, fields] of awkward.entries()) {
+        const id = await api.createMessage({ identity_id: 40 + index, ...fields });
+        await labelAt(label, id, `2024-03-0${index + 1}T00:00:00Z`);
+        created.push(id);
+      }
+      const { rows } = await service.db.pool.query<MessageSummaryRow>(
+        `SELECT ${SUMMARY_COLUMNS} FROM mail_messages m WHERE m.id = ANY ($1::int[]) ORDER BY m.id DESC`,
+        [created],
+      );
+      const summaries = rows.map(toMessageSummary);
+      const withIdentity = rows.map((row, i) => {
+        const { id, ...rest } = summaries[i]!;
+        return { id, identity_id: row.identity_id, ...rest };
+      });
+
+      const list = await api.get(`/api/labels/${label}/messages`);
+      expect(list.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(list.text).toBe(JSON.stringify(summaries));
+      expect((await api.get(`/api/labels/filter?ids=${label}`)).text).toBe(JSON.stringify(withIdentity));
+
+      const other = await api.createLabel('json-awkward-2');
+      for (const id of created) await labelAt(other, id, '2024-01-01T00:00:00Z');
+      expect((await api.get(`/api/labels/filter?ids=${label},${other}`)).text).toBe(
+        JSON.stringify(withIdentity),
+      );
+    });
+
+    it('answers an empty array as JSON when nothing matches', async () => {
+      const empty = await api.createLabel('json-empty');
+      for (const path of [
+        `/api/labels/${empty}/messages`,
+        `/api/labels/filter?ids=${empty}`,
+        `/api/labels/filter?ids=${empty},999999`,
+        '/api/labels/filter?ids=99999999999',
+      ]) {
+        const response = await api.get(path);
+        expect([path, response.headers.get('content-type'), response.text]).toEqual([
+          path,
+          'application/json; charset=utf-8',
+          '[]',
+        ]);
+      }
     });
   });
 });

@@ -124,6 +124,8 @@ describe('messages API', () => {
           'date: must be an ISO 8601 timestamp with a time zone, e.g. 2024-05-01T09:30:00Z',
         ],
         [{ identity_id: 1, date: '0000-01-01T00:00:00Z' }, 'date: must be in the years 1 to 9999'],
+        [{ identity_id: 1, date: '0001-01-01T00:00:00+05:00' }, 'date: must be in the years 1 to 9999'],
+        [{ identity_id: 1, date: '9999-12-31T23:30:00-01:00' }, 'date: must be in the years 1 to 9999'],
         [{ identity_id: 1, size: -1 }, 'size: must be a non-negative integer or null'],
         [{ identity_id: 1, has_attachments: 'yes' }, 'has_attachments: must be true or false'],
         [{ identity_id: 1, text_body: 'a\u0000b' }, 'text_body: must not contain NUL characters'],

@@ -1,5 +1,5 @@
 import { LABEL_NAME_ORDER } from '../labels/labelOrder';
-import { SUMMARY_COLUMNS } from '../messages/messageSummary';
+import { summariesJsonArray } from '../messages/messageSummary';
 import type { Page } from '../shared/pagination';
 
 /**
@@ -56,22 +56,36 @@ const COMMON_CHUNKS = `
     WHERE members > 0
   )`;
 
-/** One label's messages, newest label date first: an index range scan, read as far as the page. */
-export function labelMessagesStatement(labelId: number, page: Page): SqlStatement {
+/**
+ * The statements of message lists answer one row, `body`: the page as the JSON array the API sends
+ * (see `summariesJsonArray`).
+ */
+export interface SummaryPageRow {
+  body: string;
+}
+
+/**
+ * One label's messages, newest label date first: an index range scan, read as far as the page.
+ * `identityId`: with `identity_id` in each summary, as the all-labels filter answers them.
+ */
+export function labelMessagesStatement(
+  labelId: number,
+  page: Page,
+  options: { identityId: boolean } = { identityId: false },
+): SqlStatement {
   return {
-    name: 'mailbox_label_messages',
-    text: `SELECT ${SUMMARY_COLUMNS}
+    name: options.identityId ? 'mailbox_label_messages_with_identity' : 'mailbox_label_messages',
+    text: `SELECT ${summariesJsonArray('p.labeled_at DESC, p.message_id DESC', options)} AS body
       FROM (SELECT message_id, labeled_at FROM mail_message_labels WHERE label_id = $1
             ORDER BY labeled_at DESC, message_id DESC LIMIT $2 OFFSET $3) p
-      JOIN mail_messages m ON m.id = p.message_id
-      ORDER BY p.labeled_at DESC, p.message_id DESC`,
+      JOIN mail_messages m ON m.id = p.message_id`,
     values: [labelId, page.limit, page.offset],
   };
 }
 
 /**
- * Messages having ALL listed labels, ordered by the latest date at which one of the listed labels
- * was put on them, newest first, then by message id, highest first. With one label this is the
+ * Messages having ALL listed labels (summaries with `identity_id`), ordered by the latest date at
+ * which one of the listed labels was put on them, newest first, then by message id, highest first. With one label this is the
  * label's own list. With more, one statement holds two plans and runs one of them, chosen from the
  * bitmaps (one-time filters on the one-row `plan`; the other branch reads nothing). Let N be
  * limit + offset:
@@ -95,7 +109,7 @@ export function filterMessagesStatement(
   page: Page,
   sparseCostRatio = SPARSE_COST_RATIO,
 ): SqlStatement {
-  if (ids.length === 1) return labelMessagesStatement(ids[0]!, page);
+  if (ids.length === 1) return labelMessagesStatement(ids[0]!, page, { identityId: true });
   // bigint: offset goes up to the integer maximum, and limit + offset beyond it.
   const wanted = '($2::bigint + $3::bigint)';
   const blocksPerChunk = CHUNK_BITS / BLOCK_BITS;
@@ -165,9 +179,8 @@ export function filterMessagesStatement(
         SELECT message_id, latest FROM later
         ORDER BY latest DESC, message_id DESC LIMIT $2 OFFSET $3
       )
-      SELECT ${SUMMARY_COLUMNS}
-      FROM page JOIN mail_messages m ON m.id = page.message_id
-      ORDER BY page.latest DESC, page.message_id DESC`,
+      SELECT ${summariesJsonArray('page.latest DESC, page.message_id DESC', { identityId: true })} AS body
+      FROM page JOIN mail_messages m ON m.id = page.message_id`,
     values: [ids, page.limit, page.offset, sparseCostRatio],
   };
 }

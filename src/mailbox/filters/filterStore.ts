@@ -1,5 +1,4 @@
 import type { Pool, PoolClient } from 'pg';
-import type { MessageSummaryRow } from '../messages/messageSummary';
 import type { Page } from '../shared/pagination';
 import { MAX_INTEGER_ID } from '../shared/validation';
 import {
@@ -8,6 +7,7 @@ import {
   labelMessagesStatement,
   relatedLabelsStatement,
   type SqlStatement,
+  type SummaryPageRow,
 } from './filterQueries';
 
 export interface RelatedLabel {
@@ -39,14 +39,16 @@ async function rowsOf<R extends object>(db: Connection, statement: SqlStatement)
   return rows;
 }
 
-export async function filterMessages(
+/** The page of messages having ALL `ids`, as the JSON array text the API sends. */
+export async function filterMessagesJson(
   db: Connection,
   ids: readonly number[],
   page: Page,
   sparseCostRatio?: number,
-): Promise<MessageSummaryRow[]> {
-  if (includesImpossibleId(ids)) return [];
-  return rowsOf(db, filterMessagesStatement(ids, page, sparseCostRatio));
+): Promise<string> {
+  if (includesImpossibleId(ids)) return '[]';
+  const [row] = await rowsOf<SummaryPageRow>(db, filterMessagesStatement(ids, page, sparseCostRatio));
+  return row!.body;
 }
 
 export async function countFiltered(db: Connection, ids: readonly number[]): Promise<FilterCount> {
@@ -64,10 +66,8 @@ export async function relatedLabels(
   return rowsOf(db, relatedLabelsStatement(ids, limit));
 }
 
-export async function labelMessages(
-  db: Connection,
-  labelId: number,
-  page: Page,
-): Promise<MessageSummaryRow[]> {
-  return rowsOf(db, labelMessagesStatement(labelId, page));
+/** The page of one label's messages, as the JSON array text the API sends. */
+export async function labelMessagesJson(db: Connection, labelId: number, page: Page): Promise<string> {
+  const [row] = await rowsOf<SummaryPageRow>(db, labelMessagesStatement(labelId, page));
+  return row!.body;
 }

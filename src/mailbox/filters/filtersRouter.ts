@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { parsePathId } from '../../http/validate';
-import { toMessageSummary, toMessageSummaryWithIdentity } from '../messages/messageSummary';
 import { parseInput } from '../shared/validation';
 import {
   filterCountQuerySchema,
@@ -10,18 +9,19 @@ import {
   labelMessagesQuerySchema,
   labelRelatedQuerySchema,
 } from './filterSchemas';
-import { countFiltered, filterMessages, labelMessages, relatedLabels } from './filterStore';
+import { countFiltered, filterMessagesJson, labelMessagesJson, relatedLabels } from './filterStore';
 
 /**
  * The read side of labels, under `/api/labels`: messages by label(s), counts and related labels.
- * An unknown label id is not an error here: no message has it, so the answer is empty.
+ * An unknown label id is not an error here: no message has it, so the answer is empty. Message
+ * lists come from the database as JSON text, sent as they are (see `summariesJsonArray`).
  */
 export function filtersRouter(pool: Pool): Router {
   const router = Router();
 
   router.get('/filter', async (req, res) => {
     const { ids, limit, offset } = parseInput(filterQuerySchema, req.query);
-    res.json((await filterMessages(pool, ids, { limit, offset })).map(toMessageSummaryWithIdentity));
+    res.type('json').send(await filterMessagesJson(pool, ids, { limit, offset }));
   });
 
   router.get('/filter/count', async (req, res) => {
@@ -43,7 +43,7 @@ export function filtersRouter(pool: Pool): Router {
   router.get('/:labelId/messages', async (req, res) => {
     const labelId = parsePathId(req.params, 'labelId');
     const page = parseInput(labelMessagesQuerySchema, req.query);
-    res.json((await labelMessages(pool, labelId, page)).map(toMessageSummary));
+    res.type('json').send(await labelMessagesJson(pool, labelId, page));
   });
 
   return router;

@@ -24,14 +24,21 @@ const flags = z.array(flag, { error: 'must be an array of strings or null' }).ma
 
 /**
  * Kept as text: Postgres reads ISO 8601 exactly, microseconds and offset included. zod checks the
- * calendar (no 30 February); year 0000, which ISO allows and Postgres does not, is refused here.
+ * calendar (no 30 February). The instant must fall in the years 1 to 9999 in UTC, where ISO,
+ * Postgres and JavaScript write a date alike (9999-12-31T23:30:00-01:00 is in the year 10000).
  */
 const date = z.iso
   .datetime({
     offset: true,
     error: 'must be an ISO 8601 timestamp with a time zone, e.g. 2024-05-01T09:30:00Z',
   })
-  .refine((value) => !value.startsWith('0000'), { error: 'must be in the years 1 to 9999' });
+  .refine(
+    (value) => {
+      const year = new Date(value).getUTCFullYear();
+      return year >= 1 && year <= 9999;
+    },
+    { error: 'must be in the years 1 to 9999' },
+  );
 
 /** POST /api/messages as JSON: the message-summary fields plus identity_id and text_body. */
 export const messageCreateSchema = jsonBody({

@@ -41,10 +41,37 @@ export function toMessageSummary(row: MessageSummaryRow): MessageSummary {
   };
 }
 
-/** The summary plus `identity_id`, as the all-labels filter answers it. */
-export function toMessageSummaryWithIdentity(
-  row: MessageSummaryRow,
-): MessageSummary & { identity_id: number } {
-  const { id, ...rest } = toMessageSummary(row);
-  return { id, identity_id: row.identity_id, ...rest };
+/**
+ * A page of summaries of `m` as one JSON array, built by PostgreSQL in the spec's field order:
+ * the text is what `JSON.stringify` of `toMessageSummary` writes (dates in UTC with milliseconds,
+ * like `Date#toJSON`), and the service sends it as it comes. A list of fifty summaries costs the
+ * service more to turn into objects and back into JSON than the database takes to find them.
+ * `identityId` adds `identity_id` after `id`, as the all-labels filter answers it.
+ */
+export function summariesJsonArray(order: string, options: { identityId: boolean }): string {
+  const fields = [
+    ['id', 'm.id'],
+    ...(options.identityId ? [['identity_id', 'm.identity_id']] : []),
+    ['uid', 'm.uid'],
+    ['message_id', 'm.message_id'],
+    ['in_reply_to', 'm.in_reply_to'],
+    ['subject', 'm.subject'],
+    ['from_address', 'm.from_address'],
+    ['from_name', 'm.from_name'],
+    ['to_addresses', 'm.to_addresses'],
+    ['date', `to_char(m.date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`],
+    ['flags', 'm.flags'],
+    ['size', 'm.size'],
+    ['has_attachments', 'm.has_attachments'],
+    ['preview', 'm.preview'],
+  ];
+  // Written field by field: json_build_object and json_agg would put spaces that JSON.stringify
+  // does not, and jsonb would reorder the keys.
+  const object = fields
+    .map(
+      ([key, value], index) =>
+        `'${index === 0 ? '{' : ','}"${key}":' || coalesce(to_json(${value})::text, 'null')`,
+    )
+    .join(' || ');
+  return `'[' || coalesce(string_agg(${object} || '}', ',' ORDER BY ${order}), '') || ']'`;
 }
