@@ -16,7 +16,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
-import { Pool } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import type { CeilingResponse } from './ceilings/response';
 
 export interface LoadResult {
@@ -524,16 +524,7 @@ export function createBenchContext(options: { databaseUrl: string; serviceUrl: s
       const client = await pool.connect();
       try {
         for (let i = 0; i < 20; i++) await client.query(text, values);
-        const times: number[] = [];
-        const deadline = 'seconds' in budget ? performance.now() + budget.seconds * 1000 : Infinity;
-        const iterations = 'iterations' in budget ? budget.iterations : Infinity;
-        while (times.length < iterations && performance.now() < deadline) {
-          const start = performance.now();
-          await client.query(text, values);
-          times.push(performance.now() - start);
-        }
-        times.sort((a, b) => a - b);
-        return { p50Ms: percentile(times, 0.5), p99Ms: percentile(times, 0.99) };
+        return latencySummary(await timeStatement(client, text, values, budget));
       } finally {
         client.release();
       }
@@ -543,6 +534,29 @@ export function createBenchContext(options: { databaseUrl: string; serviceUrl: s
     },
     close: () => pool.end(),
   };
+}
+
+/** Runs a statement back to back on one client within `budget`; the latency of each run, in ms. */
+async function timeStatement(
+  client: PoolClient,
+  text: string,
+  values: unknown[],
+  budget: SqlBudget,
+): Promise<number[]> {
+  const times: number[] = [];
+  const deadline = 'seconds' in budget ? performance.now() + budget.seconds * 1000 : Infinity;
+  const iterations = 'iterations' in budget ? budget.iterations : Infinity;
+  while (times.length < iterations && performance.now() < deadline) {
+    const start = performance.now();
+    await client.query(text, values);
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+function latencySummary(times: number[]): { p50Ms: number; p99Ms: number } {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) };
 }
 
 // ---------------------------------------------------------------------------------------------
