@@ -85,10 +85,10 @@ export function labelMessagesStatement(
 
 /**
  * Messages having ALL listed labels (summaries with `identity_id`), ordered by the latest date at
- * which one of the listed labels was put on them, newest first, then by message id, highest first. With one label this is the
- * label's own list. With more, one statement holds two plans and runs one of them, chosen from the
- * bitmaps (one-time filters on the one-row `plan`; the other branch reads nothing). Let N be
- * limit + offset:
+ * which one of the listed labels was put on them, newest first, then by message id, highest first.
+ * With one label this is the label's own list. With more, one statement holds two plans and runs
+ * one of them, chosen from the bitmaps (one-time filters on the one-row `plan`; the other branch
+ * reads nothing). Let N be limit + offset:
  *
  *  - enumerate: every member from the intersection bitmap, its latest date from one probe of the
  *    primary key (cost ~ members);
