@@ -385,10 +385,10 @@ function resultsMarkdown(rows: readonly Row[], seedSeconds: number): string {
       `${TARGET_P99_MS} ms; ${withinAtP50.length} of ${rows.length} are within ${TARGET_RATIO}× the SQL ` +
       `at the median.` +
       (missed.length
-        ? ` The ${missed.length} others miss the ratio at p99 by at most ` +
-          `${largestGapMs.toFixed(2)} ms of absolute difference: statements of half a millisecond, where ` +
-          `the HTTP round trip and the tail of three busy processes on ${cpus().length} CPUs weigh ` +
-          `more than the work.`
+        ? ` ${missed.length === 1 ? 'The other row misses' : `The ${missed.length} others miss`} ` +
+          `the ratio at p99 by at most ${largestGapMs.toFixed(2)} ms of absolute difference: on ` +
+          `statements of about a millisecond, the HTTP round trip and the tail of three busy ` +
+          `processes on ${cpus().length} CPUs weigh as much as the work.`
         : ''),
   ].join('\n');
 }
