@@ -18,9 +18,25 @@ export interface MessageSummary {
 /** A summary row as SQL returns it: `uid` is a bigint, which pg hands over as a string. */
 export type MessageSummaryRow = Omit<MessageSummary, 'uid'> & { uid: string | null; identity_id: number };
 
+/** The summary's fields in the spec's order; each is the column of that name of `mail_messages`. */
+const SUMMARY_FIELDS: readonly (keyof MessageSummary)[] = [
+  'id',
+  'uid',
+  'message_id',
+  'in_reply_to',
+  'subject',
+  'from_address',
+  'from_name',
+  'to_addresses',
+  'date',
+  'flags',
+  'size',
+  'has_attachments',
+  'preview',
+];
+
 /** The columns of a summary row, from `mail_messages` aliased `m`. */
-export const SUMMARY_COLUMNS = `m.id, m.identity_id, m.uid, m.message_id, m.in_reply_to, m.subject,
-  m.from_address, m.from_name, m.to_addresses, m.date, m.flags, m.size, m.has_attachments, m.preview`;
+export const SUMMARY_COLUMNS = ['identity_id', ...SUMMARY_FIELDS].map((field) => `m.${field}`).join(', ');
 
 /** The summary of a row, in the spec's field order. */
 export function toMessageSummary(row: MessageSummaryRow): MessageSummary {
@@ -49,28 +65,16 @@ export function toMessageSummary(row: MessageSummaryRow): MessageSummary {
  * `identityId` adds `identity_id` after `id`, as the all-labels filter answers it.
  */
 export function summariesJsonArray(order: string, options: { identityId: boolean }): string {
-  const fields = [
-    ['id', 'm.id'],
-    ...(options.identityId ? [['identity_id', 'm.identity_id']] : []),
-    ['uid', 'm.uid'],
-    ['message_id', 'm.message_id'],
-    ['in_reply_to', 'm.in_reply_to'],
-    ['subject', 'm.subject'],
-    ['from_address', 'm.from_address'],
-    ['from_name', 'm.from_name'],
-    ['to_addresses', 'm.to_addresses'],
-    ['date', `to_char(m.date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`],
-    ['flags', 'm.flags'],
-    ['size', 'm.size'],
-    ['has_attachments', 'm.has_attachments'],
-    ['preview', 'm.preview'],
-  ];
+  const fields = options.identityId ? ['id', 'identity_id', ...SUMMARY_FIELDS.slice(1)] : SUMMARY_FIELDS;
+  // Dates as `Date#toJSON` writes them; every other value as to_json writes it.
+  const valueOf = (field: string) =>
+    field === 'date' ? `to_char(m.date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : `m.${field}`;
   // Written field by field: json_build_object and json_agg would put spaces that JSON.stringify
   // does not, and jsonb would reorder the keys.
   const object = fields
     .map(
-      ([key, value], index) =>
-        `'${index === 0 ? '{' : ','}"${key}":' || coalesce(to_json(${value})::text, 'null')`,
+      (field, index) =>
+        `'${index === 0 ? '{' : ','}"${field}":' || coalesce(to_json(${valueOf(field)})::text, 'null')`,
     )
     .join(' || ');
   return `'[' || coalesce(string_agg(${object} || '}', ',' ORDER BY ${order}), '') || ']'`;
