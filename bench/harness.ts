@@ -16,7 +16,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
-import { Pool, type PoolClient } from 'pg';
+import { Client, Pool } from 'pg';
 import type { CeilingResponse } from './ceilings/response';
 
 export interface LoadResult {
@@ -38,9 +38,16 @@ export interface BenchContext {
   load(options: LoadOptions): Promise<LoadResult>;
   /**
    * Direct SQL latency, one statement after another on one connection: a number of runs, or as many
-   * as fit in a number of seconds (to compare with an autocannon run of as long).
+   * as fit in a number of seconds (to compare with an autocannon run of as long). By default as a
+   * client types it: parsed and planned on every run. With `preparedAs`, as the service runs the
+   * label filters: prepared under that name on a connection that plans it once (a generic plan).
    */
-  timeSql(text: string, values: unknown[], budget: SqlBudget): Promise<{ p50Ms: number; p99Ms: number }>;
+  timeSql(
+    text: string,
+    values: unknown[],
+    budget: SqlBudget,
+    preparedAs?: string,
+  ): Promise<{ p50Ms: number; p99Ms: number }>;
   /** Appended to BENCHMARKS.md, under the running scenario. */
   report(section: string, markdown: string): void;
 }
@@ -514,41 +521,57 @@ export function createBenchContext(options: { databaseUrl: string; serviceUrl: s
   const sections: { section: string; markdown: string }[] = [];
   const sql = async <R>(text: string, values?: unknown[]): Promise<R[]> =>
     (await pool.query(text, values)).rows as R[];
+  // One connection for the statements timed as prepared: it keeps them, and their plans, between calls.
+  let plannedOnce: Promise<Client> | undefined;
+  const plannedOnceClient = () =>
+    (plannedOnce ??= (async () => {
+      const client = new Client({ connectionString: options.databaseUrl });
+      await client.connect();
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      return client;
+    })());
   return {
     databaseUrl: options.databaseUrl,
     serviceUrl: options.serviceUrl,
     sections,
     sql,
     load: (loadOptions) => loadUrl(options.serviceUrl, loadOptions),
-    async timeSql(text, values, budget) {
-      const client = await pool.connect();
-      try {
-        for (let i = 0; i < 20; i++) await client.query(text, values);
-        return latencySummary(await timeStatement(client, text, values, budget));
-      } finally {
-        client.release();
+    async timeSql(text, values, budget, preparedAs) {
+      if (!preparedAs) {
+        const client = await pool.connect();
+        try {
+          return latencySummary(await timeStatement(() => client.query(text, values), budget));
+        } finally {
+          client.release();
+        }
       }
+      const client = await plannedOnceClient();
+      return latencySummary(
+        await timeStatement(() => client.query({ name: preparedAs, text, values }), budget),
+      );
     },
     report(section, markdown) {
       sections.push({ section, markdown });
     },
-    close: () => pool.end(),
+    async close() {
+      await (await plannedOnce)?.end();
+      await pool.end();
+    },
   };
 }
 
-/** Runs a statement back to back on one client within `budget`; the latency of each run, in ms. */
-async function timeStatement(
-  client: PoolClient,
-  text: string,
-  values: unknown[],
-  budget: SqlBudget,
-): Promise<number[]> {
+/**
+ * Runs a statement back to back within `budget`, after 20 runs not counted; the latency of each
+ * run, in ms.
+ */
+async function timeStatement(run: () => Promise<unknown>, budget: SqlBudget): Promise<number[]> {
+  for (let i = 0; i < 20; i++) await run();
   const times: number[] = [];
   const deadline = 'seconds' in budget ? performance.now() + budget.seconds * 1000 : Infinity;
   const iterations = 'iterations' in budget ? budget.iterations : Infinity;
   while (times.length < iterations && performance.now() < deadline) {
     const start = performance.now();
-    await client.query(text, values);
+    await run();
     times.push(performance.now() - start);
   }
   return times;

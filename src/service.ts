@@ -92,6 +92,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const app = createApp({
     pool,
+    genericPlanPool: db.genericPlanPool,
     logger,
     clock,
     jobs,

@@ -24,6 +24,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface AppDeps {
   pool: Pool;
+  /** The label filters' connections (see `Database.genericPlanPool`). */
+  genericPlanPool: Pool;
   logger: Logger;
   clock: Clock;
   jobs: JobService;
@@ -61,7 +63,7 @@ export function createApp(deps: AppDeps): Express {
     res.json(await computeStats(deps.pool, deps.clock));
   });
   api.use('/cron', cronRouter(deps.clock, deps.defaultTimeZone));
-  api.use(mailboxRouter(deps.pool));
+  api.use(mailboxRouter(deps.pool, deps.genericPlanPool));
   api.use((req, _res, next) =>
     next(new HttpError(404, `no such endpoint: ${req.method} ${req.baseUrl}${req.path}`)),
   );

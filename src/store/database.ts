@@ -13,6 +13,14 @@ export interface Queryable {
 
 export interface Database {
   pool: Pool;
+  /**
+   * Connections whose prepared statements are planned once, with no regard to their values
+   * (`plan_cache_mode = force_generic_plan`), for the statements whose best plan does not depend
+   * on them: the label filters. Left to its own choice, PostgreSQL plans these anew on every call
+   * (an `= ANY ($1)` of an array it cannot see looks dearer in a generic plan), which costs 0.15 ms
+   * of a 0.4 ms count and 0.8 ms of a 3 ms filter. Everything else runs on `pool`, planned per call.
+   */
+  genericPlanPool: Pool;
   /** Where the data lives, for logs: a redacted URL or the embedded data directory. */
   description: string;
   close(): Promise<void>;
@@ -37,16 +45,30 @@ export async function withTransaction<T>(pool: Pool, work: (tx: PoolClient) => P
   }
 }
 
-/** Connects to a Postgres server by URL. */
+/** Connects to a Postgres server by URL: two pools of up to `maxConnections` each. */
 export function connectToServer(databaseUrl: string, maxConnections = 10): Database {
   const pool = new Pool({ connectionString: databaseUrl, max: maxConnections });
-  // An idle client that loses its connection (server restart) emits 'error' on the pool; without a
-  // listener that would crash the process. The pool drops the client and opens a new one later.
-  pool.on('error', () => undefined);
+  const genericPlanPool = new Pool({
+    connectionString: databaseUrl,
+    max: maxConnections,
+    // A SET, not the startup option `-c`: connection poolers refuse unknown startup parameters, and
+    // an `options` in the URL would replace ours. The pool hands the connection out once it is done.
+    onConnect: async (client) => {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+    },
+  });
+  for (const each of [pool, genericPlanPool]) {
+    // An idle client that loses its connection (server restart) emits 'error' on the pool; without
+    // a listener that would crash the process. The pool drops the client and opens a new one later.
+    each.on('error', () => undefined);
+  }
   return {
     pool,
+    genericPlanPool,
     description: redactUrl(databaseUrl),
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), genericPlanPool.end()]);
+    },
   };
 }
 

@@ -46,6 +46,8 @@ export async function startEmbeddedDatabase(
   pool.on('error', () => undefined);
   return {
     pool,
+    // One backend session for everything: its plans stay PostgreSQL's own choice.
+    genericPlanPool: pool,
     pglite,
     description: options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory',
     async close() {

@@ -1,7 +1,7 @@
 import { Pool } from 'pg';
-import type { Database } from '../../src/store/database';
+import { connectToServer, type Database } from '../../src/store/database';
 import { ControlledAttempts } from '../support/attempts';
-import { createTestDatabase } from '../support/database';
+import { createTestDatabase, onPostgresServer } from '../support/database';
 import { startTestService } from '../support/service';
 import { TcpProxy } from '../support/tcpProxy';
 
@@ -21,19 +21,24 @@ async function databaseBehindProxy(): Promise<{ db: Database; proxy: TcpProxy; c
     Number(target?.port || options.port),
   );
   const port = await proxy.start();
-  const pool = new Pool({
-    host: '127.0.0.1',
-    port,
-    user: target ? decodeURIComponent(target.username) : options.user,
-    database: target ? target.pathname.slice(1) : options.database,
-    max: real.pool.options.max,
-  });
-  pool.on('error', () => undefined);
+  const user = target ? decodeURIComponent(target.username) : options.user!;
+  const database = target ? target.pathname.slice(1) : options.database!;
+  const max = real.pool.options.max;
+  let db: Database;
+  if (onPostgresServer) {
+    // The service's own pools: the label filters' connections set their plan mode as they open.
+    db = connectToServer(`postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`, max);
+  } else {
+    // The embedded database is one session: one pool, as the service has it.
+    const pool = new Pool({ host: '127.0.0.1', port, user, database, max });
+    pool.on('error', () => undefined);
+    db = { pool, genericPlanPool: pool, description: 'behind a proxy', close: () => pool.end() };
+  }
   return {
-    db: { pool, description: 'behind a proxy', close: () => pool.end() },
+    db,
     proxy,
     async close() {
-      await pool.end().catch(() => undefined);
+      await db.close().catch(() => undefined);
       await proxy.stop();
       await real.close();
     },
@@ -56,12 +61,16 @@ describe('a database outage', () => {
       const unavailable = await service.request('GET', '/api/jobs');
       expect(unavailable.status).toBe(503);
       expect(unavailable.body).toEqual({ error: 'database unavailable, try again shortly' });
+      const countWhileAway = await service.request('GET', '/api/labels/filter/count?ids=1');
+      expect(countWhileAway.status).toBe(503);
       // The run finishes while the database is away; its result waits in memory.
       attempts.finishNext({ stdout: 'kept\n' });
       await new Promise((resolve) => setTimeout(resolve, 400));
       await proxy.restore();
 
       await service.runtime.idle();
+      const count = await service.request('GET', '/api/labels/filter/count?ids=1');
+      expect(count).toMatchObject({ status: 200, body: { total: 0, unread: 0 } });
       const [execution] = (await service.request('GET', `/api/executions?jobId=${job.id}`)).body;
       expect(execution).toMatchObject({ status: 'success' });
       expect((await service.request('GET', `/api/executions/${execution.id}`)).body.stdout).toBe('kept\n');

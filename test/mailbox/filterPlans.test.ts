@@ -6,6 +6,8 @@ import {
   labelMessagesStatement,
   relatedLabelsStatement,
 } from '../../src/mailbox/filters/filterQueries';
+import { countFiltered } from '../../src/mailbox/filters/filterStore';
+import { onPostgresServer } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
 import { ENUMERATE_ONLY, filteredIds, naiveFilter, THRESHOLD_ONLY } from './filterOracle';
 
@@ -69,18 +71,28 @@ describe('the threshold plan of the label filter', () => {
       [links.map((l) => l[0]), links.map((l) => l[1]), links.map((l) => l[2])],
     );
 
-  /** Every plan answers the naive answer, for every page in `pages`. */
+  /**
+   * Every plan answers the naive answer, for every page in `pages`: planned for the values, and
+   * planned once for any values as the service runs it (the same pool on the embedded database).
+   */
   const expectExact = async (ids: number[], pages: [number, number][]) => {
+    const planning = new Map([
+      [service.db.genericPlanPool, 'generic'],
+      [service.db.pool, 'per call'],
+    ]);
     for (const [limit, offset] of pages) {
       const expected = await naiveFilter(pool, ids, limit, offset);
-      for (const ratio of [ENUMERATE_ONLY, THRESHOLD_ONLY, undefined]) {
-        const page = await filteredIds(pool, ids, { limit, offset }, ratio);
-        expect({ limit, offset, ratio, ids: page }).toEqual({
-          limit,
-          offset,
-          ratio,
-          ids: expected,
-        });
+      for (const [connections, planned] of planning) {
+        for (const ratio of [ENUMERATE_ONLY, THRESHOLD_ONLY, undefined]) {
+          const page = await filteredIds(connections, ids, { limit, offset }, ratio);
+          expect({ limit, offset, ratio, planned, ids: page }).toEqual({
+            limit,
+            offset,
+            ratio,
+            planned,
+            ids: expected,
+          });
+        }
       }
     }
   };
@@ -271,5 +283,43 @@ describe('the threshold plan of the label filter', () => {
     expect(await page('limit=500')).toEqual([40 * CHUNK + 1, 40 * CHUNK]);
     expect(await page('limit=500&offset=1')).toEqual([40 * CHUNK]);
     expect(await page('limit=500&offset=2147483647')).toEqual([]);
+  });
+});
+
+describe('the connections of the label filters', () => {
+  let service: TestService;
+
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  const planCacheMode = async (pool: Pool) =>
+    (await pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0]!.plan_cache_mode;
+
+  it('plan each prepared statement once, on a server', async () => {
+    if (!onPostgresServer) {
+      // The embedded database is one backend session: one connection for everything.
+      expect(service.db.genericPlanPool).toBe(service.db.pool);
+      return;
+    }
+    expect(await planCacheMode(service.db.genericPlanPool)).toBe('force_generic_plan');
+    expect(await planCacheMode(service.db.pool)).toBe('auto');
+
+    const label = (await service.request('POST', '/api/labels', { name: 'gp-label' })).body.id as number;
+    const client = await service.db.genericPlanPool.connect();
+    try {
+      for (const ids of [[label], [label, label + 1], [label, label + 1, label + 2]]) {
+        expect(await countFiltered(client, ids)).toEqual({ total: 0, unread: 0 });
+      }
+      const { rows } = await client.query<{ generic_plans: string; custom_plans: string }>(
+        `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'mailbox_filter_count'`,
+      );
+      expect(rows).toEqual([{ generic_plans: '3', custom_plans: '0' }]);
+    } finally {
+      client.release();
+    }
   });
 });
