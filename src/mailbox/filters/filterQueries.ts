@@ -11,9 +11,10 @@ import type { Page } from '../shared/pagination';
  */
 export interface SqlStatement {
   /**
-   * The name the service prepares the statement under: each connection parses the text once (and
-   * PostgreSQL may settle on a generic plan of it), where parsing alone costs a tenth to a third of
-   * running it. One name, one text, whatever the values: pg refuses a name with another text.
+   * The name the service prepares the statement under: each connection parses the text once, and
+   * the service's connections for the filters plan it once too (see `Database.genericPlanPool`),
+   * where parsing and planning cost a tenth to a half of running it. One name, one text, whatever
+   * the values: pg refuses a name with another text.
    */
   name: string;
   text: string;
