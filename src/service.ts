@@ -12,6 +12,7 @@ import { ServiceMetrics } from './metrics/metrics';
 import { LocalRuntime, type LocalRuntimeOptions } from './runtime/local/localRuntime';
 import { ExecutionRecorder } from './scheduling/executionRecorder';
 import { JobService } from './scheduling/jobService';
+import { ReportIngest } from './scheduling/reportIngest';
 import { scheduleRetention } from './scheduling/retention';
 import { SchedulerControl } from './scheduling/schedulerControl';
 import type { Database } from './store/database';
@@ -99,6 +100,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     scheduler,
     metrics: new ServiceMetrics(VERSION),
     alerts: alerting.api,
+    reports: new ReportIngest(pool, recorder),
+    reportSecret: env.reportSecret,
     apiToken: env.apiToken,
     defaultTimeZone: env.defaultTimeZone,
   });

@@ -19,6 +19,8 @@ export interface Environment {
   databaseUrl: string | null;
   dataDir: string;
   apiToken: string | null;
+  /** Secret behind the per-job tokens pods report with; null when pods do not report here. */
+  reportSecret: string | null;
   defaultTimeZone: string;
   retentionDays: number;
   logLevel: LogLevel;
@@ -38,6 +40,7 @@ const environmentSchema = z.object({
   DATABASE_URL: z.string().optional(),
   SERVICE_DATA_DIR: z.string().default('./data'),
   SERVICE_API_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
+  SERVICE_REPORT_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
   SERVICE_TIMEZONE: z
     .string()
     .refine(isValidTimeZone, { error: 'must be an IANA time zone name' })
@@ -68,6 +71,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv): Environment {
     databaseUrl: e.DATABASE_URL ?? null,
     dataDir: e.SERVICE_DATA_DIR,
     apiToken: e.SERVICE_API_TOKEN ?? null,
+    reportSecret: e.SERVICE_REPORT_SECRET ?? null,
     defaultTimeZone: e.SERVICE_TIMEZONE,
     retentionDays: e.SERVICE_RETENTION_DAYS,
     logLevel: e.SERVICE_LOG_LEVEL,

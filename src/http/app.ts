@@ -9,6 +9,7 @@ import { mailboxRouter } from '../mailbox/routes';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics/metrics';
 import { readMetricsSnapshot } from '../metrics/snapshot';
 import type { JobService } from '../scheduling/jobService';
+import type { ReportIngest } from '../scheduling/reportIngest';
 import type { SchedulerControl } from '../scheduling/schedulerControl';
 import { computeStats } from '../scheduling/stats';
 import { requireBearerToken } from './auth';
@@ -17,6 +18,7 @@ import { cronRouter } from './routes/cron';
 import { executionsRouter } from './routes/executions';
 import { healthRouter } from './routes/health';
 import { jobsRouter } from './routes/jobs';
+import { reportsRouter } from './routes/reports';
 import { schedulerRouter } from './routes/scheduler';
 
 /** Largest request body accepted; anything bigger is answered 413. */
@@ -32,6 +34,10 @@ export interface AppDeps {
   scheduler: SchedulerControl;
   metrics: ServiceMetrics;
   alerts: AlertsApi;
+  /** Records the attempts pods report; they authenticate with their job's report token. */
+  reports: ReportIngest;
+  /** The secret behind the per-job report tokens (`SERVICE_REPORT_SECRET`); null refuses reports. */
+  reportSecret: string | null;
   /** When set, every `/api/*` request needs `Authorization: Bearer <token>`. */
   apiToken: string | null;
   defaultTimeZone: string;
@@ -43,6 +49,11 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(cors());
+  // Before the API's body parser and token: reports carry larger bodies and their own token.
+  app.use(
+    '/api/jobs/:id/reports',
+    reportsRouter({ ingest: deps.reports, reportSecret: deps.reportSecret, logger: deps.logger }),
+  );
   app.use(express.json({ limit: BODY_LIMIT_BYTES }));
 
   app.use('/health', healthRouter(deps.pool, deps.scheduler));

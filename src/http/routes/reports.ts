@@ -1,0 +1,69 @@
+import express, { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
+import { attemptReportSchema } from '../../domain/attemptReport';
+import { isReportTokenOf } from '../../domain/reportToken';
+import type { Logger } from '../../logging/logger';
+import type { ReportIngest } from '../../scheduling/reportIngest';
+import { HttpError } from '../errors';
+import { parseOrThrow, parsePathId } from '../validate';
+
+/**
+ * Largest report accepted. Each output tail is at most 1 MiB of text, but JSON escapes control
+ * bytes (up to six characters for one), and the runner shortens the tails until its report fits.
+ */
+export const REPORT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * `POST /api/jobs/:id/reports`: a pod reports one attempt of job `:id`, authenticated by the job's
+ * own report token (never the API token: a pod holds only its job's Secret). The token is checked
+ * before the body is read, so a caller without it cannot make the service parse megabytes. Every
+ * refusal (400, 403, 404, 413) is logged: a pod whose reports are refused loses runs.
+ */
+export function reportsRouter(options: {
+  ingest: ReportIngest;
+  reportSecret: string | null;
+  logger: Logger;
+}): Router {
+  const { ingest, reportSecret, logger } = options;
+  const router = Router({ mergeParams: true });
+
+  const authenticate: RequestHandler = (req, _res, next) => {
+    const jobId = parsePathId(req.params);
+    if (!reportSecret) {
+      throw new HttpError(403, 'reports are not accepted: the service has no SERVICE_REPORT_SECRET');
+    }
+    const presented = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!presented) throw new HttpError(403, 'missing report token: send Authorization: Bearer <token>');
+    if (!isReportTokenOf(reportSecret, jobId, presented)) {
+      throw new HttpError(403, `the report token is not valid for job ${jobId}`);
+    }
+    next();
+  };
+
+  router.post(
+    '/',
+    authenticate,
+    express.json({ limit: REPORT_BODY_LIMIT_BYTES, strict: false }),
+    async (req, res) => {
+      const jobId = parsePathId(req.params);
+      const report = parseOrThrow(attemptReportSchema, req.body);
+      const outcome = await ingest.record(jobId, report);
+      if ('duplicate' in outcome) {
+        res.status(200).json({ duplicate: true });
+        return;
+      }
+      res.status(201).json({ id: outcome.recorded.id, duplicate: false });
+    },
+  );
+
+  const logRefusal: ErrorRequestHandler = (error, req, _res, next) => {
+    logger.warn('pod report refused', {
+      jobId: req.params.id,
+      status: (error as { status?: number }).status,
+      reason: (error as Error).message,
+      remoteAddress: req.socket.remoteAddress,
+    });
+    next(error);
+  };
+  router.use(logRefusal);
+  return router;
+}
