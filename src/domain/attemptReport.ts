@@ -11,7 +11,8 @@ const timestamp = z.iso
 /**
  * What a pod's `crondeck run` sends after each attempt (POST /api/jobs/:id/reports). The pod's
  * UID and the attempt number make the idempotency key: a report retried after a lost answer is
- * stored once.
+ * stored once. `runUid` is the UID of the Kubernetes Job the pod belongs to (one run): a final
+ * report closes the run, and a report for a run the controller already recorded is refused.
  */
 export const attemptReportSchema = z
   .strictObject(
@@ -19,6 +20,10 @@ export const attemptReportSchema = z
       podUid: z
         .string({ error: 'is required and must be a string' })
         .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/, { error: 'must be a pod UID' }),
+      runUid: z
+        .string({ error: 'must be a string' })
+        .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/, { error: 'must be a Kubernetes Job UID' })
+        .optional(),
       attempt: z
         .number({ error: 'is required and must be a number' })
         .int({ error: 'must be an integer' })

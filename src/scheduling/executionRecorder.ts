@@ -70,8 +70,14 @@ export class ExecutionRecorder {
     job: Job,
     result: AttemptResult & { attempt: number; reportKey?: string },
     finalAttempt: boolean,
+    /**
+     * Runs first, in the same transaction: false records nothing (returns null), a throw rolls back.
+     * Cluster runs use it to decide between a pod's report and the controller's own record.
+     */
+    admit?: (tx: Queryable) => Promise<boolean>,
   ): Promise<Execution | null> {
     const execution = await withTransaction(this.pool, async (tx) => {
+      if (admit && !(await admit(tx))) return null;
       const inserted = await insertFinishedExecution(tx, { ...result, jobId: job.id, jobName: job.name });
       if (inserted) await this.count(tx, job, inserted, finalAttempt);
       return inserted;

@@ -1,7 +1,9 @@
 import type { Pool } from 'pg';
 import { type AttemptReport, reportKeyOf } from '../domain/attemptReport';
-import { notFound } from '../domain/errors';
+import { conflict, notFound } from '../domain/errors';
 import type { Execution } from '../domain/execution';
+import { clusterRunClosedBy, closeClusterRun, lockClusterRun } from '../store/clusterRuns';
+import type { Queryable } from '../store/database';
 import { findJob } from '../store/jobs';
 import type { ExecutionRecorder } from './executionRecorder';
 
@@ -34,7 +36,23 @@ export class ReportIngest {
         reportKey: reportKeyOf(report),
       },
       report.final,
+      report.runUid ? (tx) => this.admit(tx, jobId, report) : undefined,
     );
     return recorded ? { recorded } : { duplicate: true };
+  }
+
+  /**
+   * A report of a cluster run is admitted while the run is open or closed by the pod's own final
+   * report (a duplicate then changes nothing); once the controller has recorded the run as never
+   * reported, a late report would count it twice, so it is refused.
+   */
+  private async admit(tx: Queryable, jobId: number, report: AttemptReport): Promise<boolean> {
+    const runUid = report.runUid!;
+    await lockClusterRun(tx, runUid);
+    if ((await clusterRunClosedBy(tx, runUid)) === 'controller') {
+      throw conflict(`run ${runUid} was already recorded by the controller: the report came too late`);
+    }
+    if (report.final) await closeClusterRun(tx, { runUid, jobId, closedBy: 'report' });
+    return true;
   }
 }

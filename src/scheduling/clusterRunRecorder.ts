@@ -1,0 +1,69 @@
+import type { Execution } from '../domain/execution';
+import type { Job } from '../domain/job';
+import { closeClusterRun, clusterRunClosedBy, lockClusterRun } from '../store/clusterRuns';
+import type { ExecutionRecorder } from './executionRecorder';
+
+/** A cluster run that ended without its pod's final report, as the controller saw its Job end. */
+export interface UnreportedRun {
+  /** The Kubernetes Job's UID. */
+  runUid: string;
+  /** `timeout` when the Job ran past its deadline, else `failed`. */
+  status: 'failed' | 'timeout';
+  startedAt: Date;
+  finishedAt: Date;
+  /** The attempt the run was at: one past the last one reported. */
+  attempt: number;
+  /** What Kubernetes said (the Job's condition), for stderr. */
+  reason: string;
+}
+
+/**
+ * What the controller records on its own, through the same recorder as every other execution: runs
+ * whose pods never reported their outcome, and fire times the CronJob controller skipped. Both are
+ * keyed so that a controller restart or a second replica records each once.
+ */
+export class ClusterRunRecorder {
+  constructor(private readonly recorder: ExecutionRecorder) {}
+
+  /** Records the run as failed (or timed out); null when its pod's final report got there first. */
+  recordUnreported(job: Job, run: UnreportedRun): Promise<Execution | null> {
+    return this.recorder.recordFinished(
+      job,
+      {
+        status: run.status,
+        startedAt: run.startedAt,
+        finishedAt: run.finishedAt,
+        exitCode: -1,
+        stdout: '',
+        stderr: `[crondeck] the run ended without reporting its outcome: ${run.reason}\n`,
+        attempt: run.attempt,
+        reportKey: `run:${run.runUid}:unreported`,
+      },
+      true,
+      async (tx) => {
+        await lockClusterRun(tx, run.runUid);
+        if (await clusterRunClosedBy(tx, run.runUid)) return false;
+        await closeClusterRun(tx, { runUid: run.runUid, jobId: job.id, closedBy: 'controller' });
+        return true;
+      },
+    );
+  }
+
+  /** Records a fire time that passed while the previous run was still active (DESIGN.md). */
+  recordSkipped(job: Job, cronJobUid: string, fireTime: Date, now: Date): Promise<Execution | null> {
+    return this.recorder.recordFinished(
+      job,
+      {
+        status: 'skipped',
+        startedAt: fireTime,
+        finishedAt: now < fireTime ? fireTime : now,
+        exitCode: -1,
+        stdout: '',
+        stderr: 'skipped: the previous run of this job was still in progress\n',
+        attempt: 0,
+        reportKey: `skip:${cronJobUid}:${fireTime.toISOString()}`,
+      },
+      true,
+    );
+  }
+}
