@@ -2,7 +2,7 @@ import type { Job, JobInput } from '../domain/job';
 import type { Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
 
-interface JobRow {
+export interface JobRow {
   id: number;
   name: string;
   schedule: string;
@@ -19,10 +19,10 @@ interface JobRow {
   last_status: string | null;
 }
 
-const JOB_COLUMNS = `id, name, schedule, command, timeout_s, retry, description, tags, timezone, enabled,
+export const JOB_COLUMNS = `id, name, schedule, command, timeout_s, retry, description, tags, timezone, enabled,
   created_at, updated_at, last_run_at, last_status`;
 
-function toJob(row: JobRow): Job {
+export function toJob(row: JobRow): Job {
   return {
     id: row.id,
     name: row.name,
@@ -41,8 +41,11 @@ function toJob(row: JobRow): Job {
   };
 }
 
-/** Where a job came from: the API, or a config file (which re-applies it at every start). */
-export type JobSource = 'api' | 'config';
+/**
+ * Where a job came from: the API, a config file (which re-applies it at every start), or a
+ * ScheduledJob resource that the controller mirrors.
+ */
+export type JobSource = 'api' | 'config' | 'kubernetes';
 
 export async function listJobs(db: Queryable): Promise<Job[]> {
   const { rows } = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs ORDER BY id`);
@@ -129,7 +132,7 @@ export async function countJobs(db: Queryable): Promise<{ total: number; enabled
   return rows[0]!;
 }
 
-function jobValues(input: JobInput, source: JobSource = 'api'): unknown[] {
+export function jobValues(input: JobInput, source: JobSource = 'api'): unknown[] {
   return [
     input.name,
     input.schedule,

@@ -1,0 +1,90 @@
+import type { Job, JobInput } from '../domain/job';
+import type { Queryable } from './database';
+import { JOB_COLUMNS, type JobRow, jobValues, toJob } from './jobs';
+
+/** A ScheduledJob, as the controller names it. */
+export interface ResourceRef {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+/**
+ * Creates or updates the row that mirrors a ScheduledJob, keyed by its namespace and name, so the
+ * job keeps its id across controller restarts and edits. A resource that the REST API created
+ * carries the id of the row the API inserted first (`adoptId`): that row is taken over rather than
+ * a second one inserted. A name already used by another job fails with a unique violation.
+ */
+export async function upsertJobForResource(
+  db: Queryable,
+  ref: ResourceRef,
+  input: JobInput,
+  adoptId: number | null,
+): Promise<{ job: Job; created: boolean }> {
+  const values = [...jobValues(input, 'kubernetes'), ref.namespace, ref.name, ref.uid];
+  if (adoptId !== null) {
+    const { rows } = await db.query<JobRow>(
+      `UPDATE jobs SET name = $1, schedule = $2, command = $3, timeout_s = $4, retry = $5, description = $6,
+         tags = $7, timezone = $8, enabled = $9, source = $10, resource_namespace = $11, resource_name = $12,
+         resource_uid = $13, updated_at = CASE WHEN ${CHANGED} THEN now() ELSE updated_at END
+       WHERE id = $14 AND (resource_name IS NULL OR (resource_namespace = $11 AND resource_name = $12))
+       RETURNING ${JOB_COLUMNS}`,
+      [...values, adoptId],
+    );
+    if (rows[0]) return { job: toJob(rows[0]), created: false };
+  }
+  const { rows } = await db.query<JobRow & { inserted: boolean }>(
+    `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
+       resource_namespace, resource_name, resource_uid)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+     ON CONFLICT (resource_namespace, resource_name) DO UPDATE SET name = EXCLUDED.name,
+       schedule = EXCLUDED.schedule, command = EXCLUDED.command, timeout_s = EXCLUDED.timeout_s,
+       retry = EXCLUDED.retry, description = EXCLUDED.description, tags = EXCLUDED.tags,
+       timezone = EXCLUDED.timezone, enabled = EXCLUDED.enabled, resource_uid = EXCLUDED.resource_uid,
+       updated_at = CASE WHEN ${CHANGED_EXCLUDED} THEN now() ELSE jobs.updated_at END
+     RETURNING ${JOB_COLUMNS}, (xmax = 0) AS inserted`,
+    values,
+  );
+  const row = rows[0]!;
+  return { job: toJob(row), created: row.inserted };
+}
+
+/** True when an update changes what the job is; a resync that changes nothing keeps `updatedAt`. */
+const CHANGED = `(name, schedule, command, timeout_s, retry, description, tags, timezone, enabled)
+  IS DISTINCT FROM ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9)`;
+const CHANGED_EXCLUDED = `(jobs.name, jobs.schedule, jobs.command, jobs.timeout_s, jobs.retry, jobs.description,
+  jobs.tags, jobs.timezone, jobs.enabled) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.schedule, EXCLUDED.command,
+  EXCLUDED.timeout_s, EXCLUDED.retry, EXCLUDED.description, EXCLUDED.tags, EXCLUDED.timezone, EXCLUDED.enabled)`;
+
+export async function findJobForResource(
+  db: Queryable,
+  namespace: string,
+  name: string,
+): Promise<Job | null> {
+  const { rows } = await db.query<JobRow>(
+    `SELECT ${JOB_COLUMNS} FROM jobs WHERE resource_namespace = $1 AND resource_name = $2`,
+    [namespace, name],
+  );
+  return rows[0] ? toJob(rows[0]) : null;
+}
+
+/** The ScheduledJob a job mirrors, or null for a job of the API or a config file not yet mirrored. */
+export async function resourceOfJob(db: Queryable, jobId: number): Promise<Omit<ResourceRef, 'uid'> | null> {
+  const { rows } = await db.query<{ resource_namespace: string | null; resource_name: string | null }>(
+    'SELECT resource_namespace, resource_name FROM jobs WHERE id = $1',
+    [jobId],
+  );
+  const row = rows[0];
+  return row?.resource_namespace && row.resource_name
+    ? { namespace: row.resource_namespace, name: row.resource_name }
+    : null;
+}
+
+/** Removes the row of a deleted ScheduledJob (its executions go with it); false when there was none. */
+export async function deleteJobForResource(db: Queryable, namespace: string, name: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'DELETE FROM jobs WHERE resource_namespace = $1 AND resource_name = $2',
+    [namespace, name],
+  );
+  return (rowCount ?? 0) > 0;
+}
