@@ -1,0 +1,89 @@
+import {
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  makeInformer,
+  type ObjectCache,
+} from '@kubernetes/client-node';
+import type { Logger } from '../../logging/logger';
+
+export interface WatchedKind<T extends KubernetesObject> {
+  /** For logs: "scheduledjobs", "cronjobs"... */
+  resource: string;
+  /** The watch path, e.g. /apis/batch/v1/namespaces/NS/cronjobs (or the cluster-wide one). */
+  path: string;
+  list: () => Promise<KubernetesListObject<T>>;
+  labelSelector?: string;
+}
+
+export interface CachedInformer<T extends KubernetesObject> extends ObjectCache<T> {
+  /** Resolves once the first list has filled the cache. */
+  synced: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A cache of one kind kept current by list and watch (client-node's informer), calling `onChange`
+ * with every object added, changed or deleted. client-node re-lists by itself after 410 Gone but
+ * stops for good on any other error (the API server away, a 403): here it is started again with a
+ * backoff, so the cache heals when the cluster does.
+ */
+export function startInformer<T extends KubernetesObject>(
+  kc: KubeConfig,
+  kind: WatchedKind<T>,
+  onChange: (object: T, event: 'add' | 'update' | 'delete') => void,
+  logger: Logger,
+): CachedInformer<T> {
+  const informer = makeInformer<T>(kc, kind.path, kind.list, kind.labelSelector);
+  let stopped = false;
+  let restartDelay = 500;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let markSynced: () => void = () => undefined;
+  const synced = new Promise<void>((resolve) => (markSynced = resolve));
+
+  informer.on('add', (object) => onChange(object, 'add'));
+  informer.on('update', (object) => onChange(object, 'update'));
+  informer.on('delete', (object) => onChange(object, 'delete'));
+  informer.on('connect', () => {
+    restartDelay = 500;
+  });
+  let failedSinceStart = false;
+  informer.on('error', (error) => {
+    failedSinceStart = true;
+    if (stopped) return;
+    logger.warn('watch failed; starting it again', {
+      resource: kind.resource,
+      delayMs: restartDelay,
+      err: error,
+    });
+    restartTimer = setTimeout(() => {
+      if (!stopped) void start();
+    }, restartDelay);
+    restartTimer.unref();
+    restartDelay = Math.min(restartDelay * 2, 30_000);
+  });
+
+  const start = async () => {
+    failedSinceStart = false;
+    try {
+      // Resolves once the watch is open, or after the error listener heard why the list failed.
+      await informer.start();
+      if (!failedSinceStart) markSynced();
+    } catch (error) {
+      // start() itself only fails before its first list; the error listener above retries it.
+      logger.warn('could not start a watch', { resource: kind.resource, err: error });
+    }
+  };
+  void start();
+
+  return {
+    synced,
+    get: (name, namespace) => informer.get(name, namespace),
+    list: (namespace) => informer.list(namespace),
+    async stop() {
+      stopped = true;
+      clearTimeout(restartTimer);
+      await informer.stop();
+    },
+  };
+}
