@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { readEnvironment } from './config/environment';
+import { renderCrdFiles } from './controller/crds/render';
+import { writeCrds } from './controller/crds/writeCrds';
 import { readJobsFile } from './config/jobsFile';
 import { assertSafeListenAddress } from './config/listenAddress';
 import { createLogger } from './logging/logger';
@@ -8,6 +10,7 @@ import { startService } from './service';
 import { openDatabase } from './store/open';
 
 const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
+       crondeck manifests [--out DIR]
 
   serve     run the service: REST API, metrics, dashboard and the in-process scheduler
             (an embedded database in ./data unless DATABASE_URL is set)
@@ -16,7 +19,10 @@ Options of serve:
   --config FILE   jobs to declare at start (YAML or JSON with a "jobs" list)
   --port N        port to listen on (default: PORT or 7433)
   --host ADDR     address to listen on (default: HOST or 127.0.0.1)
-  --insecure      allow a non-loopback address without SERVICE_API_TOKEN`;
+  --insecure      allow a non-loopback address without SERVICE_API_TOKEN
+
+  manifests  write the CustomResourceDefinitions (ScheduledJob, AlertConfig) as YAML
+  --out DIR       directory to write them to (default: crds); "-" writes them to stdout`;
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -54,11 +60,23 @@ async function serve(args: string[]): Promise<void> {
   }
 }
 
+async function manifests(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { out: { type: 'string', default: 'crds' } } });
+  const out = values.out ?? 'crds';
+  if (out === '-') {
+    process.stdout.write([...renderCrdFiles().values()].join('---\n'));
+    return;
+  }
+  for (const path of await writeCrds(out)) process.stdout.write(`wrote ${path}\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
       return serve(rest);
+    case 'manifests':
+      return manifests(rest);
     case undefined:
     case '-h':
     case '--help':
