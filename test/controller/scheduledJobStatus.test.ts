@@ -1,0 +1,136 @@
+import type { ScheduledJob } from '../../src/controller/resources/scheduledJob';
+import { jobInputOfScheduledJob } from '../../src/controller/scheduledJobs/jobInput';
+import { desiredStatus, statusDiffers } from '../../src/controller/scheduledJobs/status';
+
+function scheduledJob(spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): ScheduledJob {
+  return {
+    apiVersion: 'crondeck.dev/v1alpha1',
+    kind: 'ScheduledJob',
+    metadata: { name: 'backup', namespace: 'crondeck', generation: 3, ...metadata },
+    spec: { schedule: '0 3 * * *', command: 'pg_dump', ...spec } as ScheduledJob['spec'],
+  };
+}
+
+describe('jobInputOfScheduledJob', () => {
+  it('maps the spec to the job the REST API would store', () => {
+    const outcome = jobInputOfScheduledJob(
+      scheduledJob({
+        timeZone: 'Europe/Berlin',
+        suspend: true,
+        timeout: 60,
+        retry: { maxAttempts: 2, baseDelay: 5 },
+        description: 'nightly',
+        tags: ['db'],
+      }),
+      'crondeck',
+    );
+    expect(outcome).toEqual({
+      ok: true,
+      input: {
+        name: 'backup',
+        schedule: '0 3 * * *',
+        command: 'pg_dump',
+        timeout: 60,
+        retry: { maxAttempts: 2, baseDelay: 5 },
+        description: 'nightly',
+        tags: ['db'],
+        timezone: 'Europe/Berlin',
+        enabled: false,
+      },
+    });
+  });
+
+  it('qualifies the name outside the service’s namespace, and keeps the API name of a renamed resource', () => {
+    expect(jobInputOfScheduledJob(scheduledJob({}, { namespace: 'team-a' }), 'crondeck')).toMatchObject({
+      input: { name: 'team-a.backup' },
+    });
+    const renamed = scheduledJob(
+      {},
+      { name: 'nightly-backup-1a2b3c4d', annotations: { 'crondeck.dev/job-name': 'Nightly_Backup' } },
+    );
+    expect(jobInputOfScheduledJob(renamed, 'crondeck')).toMatchObject({ input: { name: 'Nightly_Backup' } });
+  });
+
+  it('refuses what the CRD schema cannot express, naming the field', () => {
+    expect(jobInputOfScheduledJob(scheduledJob({ schedule: '0 0 30 2 *' }), 'crondeck')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^spec\.schedule: /),
+    });
+    expect(jobInputOfScheduledJob(scheduledJob({ timeZone: 'Mars/Olympus' }), 'crondeck')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^spec\.timeZone: /),
+    });
+    expect(jobInputOfScheduledJob(scheduledJob({ command: undefined }), 'crondeck')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^spec\.command: /),
+    });
+  });
+});
+
+describe('desiredStatus', () => {
+  const now = new Date('2026-11-23T10:00:00.123Z');
+  const observed = {
+    jobId: 7,
+    nextRun: new Date('2026-11-24T02:00:00Z'),
+    lastRun: new Date('2026-11-23T02:00:00.456Z'),
+    lastStatus: 'success' as const,
+  };
+
+  it('says the job id, runs, generation and a Ready condition', () => {
+    expect(
+      desiredStatus(scheduledJob({}), observed, { ready: true, reason: 'Reconciled', message: 'ok' }, now),
+    ).toEqual({
+      jobId: 7,
+      nextRun: '2026-11-24T02:00:00Z',
+      lastRun: '2026-11-23T02:00:00Z',
+      lastStatus: 'success',
+      observedGeneration: 3,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          observedGeneration: 3,
+          lastTransitionTime: '2026-11-23T10:00:00Z',
+          reason: 'Reconciled',
+          message: 'ok',
+        },
+      ],
+    });
+  });
+
+  it('keeps the transition time while the condition’s status stays, so a steady state writes nothing', () => {
+    const first = desiredStatus(
+      scheduledJob({}),
+      observed,
+      { ready: true, reason: 'Reconciled', message: 'ok' },
+      now,
+    );
+    const later = new Date('2026-11-23T11:00:00Z');
+    const again = desiredStatus(
+      scheduledJob({}, {}),
+      observed,
+      { ready: true, reason: 'Reconciled', message: 'ok' },
+      later,
+    );
+    expect(again.conditions![0]!.lastTransitionTime).toBe(
+      '2026-11-23T10:00:00Z'.replace('10:00:00', '11:00:00'),
+    );
+    const withStatus = { ...scheduledJob({}), status: first };
+    const steady = desiredStatus(
+      withStatus,
+      observed,
+      { ready: true, reason: 'Reconciled', message: 'ok' },
+      later,
+    );
+    expect(steady).toEqual(first);
+    expect(statusDiffers(first, steady)).toBe(false);
+    const failing = desiredStatus(
+      withStatus,
+      observed,
+      { ready: false, reason: 'InvalidSpec', message: 'bad' },
+      later,
+    );
+    expect(failing.conditions![0]!.lastTransitionTime).toBe('2026-11-23T11:00:00Z');
+    expect(statusDiffers(first, failing)).toBe(true);
+  });
+});
