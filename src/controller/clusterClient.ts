@@ -1,0 +1,185 @@
+import {
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1CronJob,
+  type V1Job,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import type { AlertConfigResource } from './resources/alertConfig';
+import { CRONDECK_GROUP, CRONDECK_VERSION } from './resources/group';
+import type { ScheduledJob } from './resources/scheduledJob';
+
+/** The identity the controller writes under (`managedFields`, audit logs). */
+export const FIELD_MANAGER = 'crondeck-controller';
+
+const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+type CustomPlural = 'scheduledjobs' | 'alertconfigs';
+
+/** An API error's HTTP status (client-node's ApiException carries it as `code`). */
+export function statusOf(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * Every request the controller and the Kubernetes runtime make, over the real client-node. One
+ * place, so the verbs and content types used (and so the RBAC the chart grants) can be read off it.
+ * `namespace` null means all namespaces (lists and watches only).
+ */
+export class ClusterClient {
+  readonly custom: CustomObjectsApi;
+  readonly batch: BatchV1Api;
+  readonly core: CoreV1Api;
+
+  constructor(readonly kubeConfig: KubeConfig) {
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.batch = kubeConfig.makeApiClient(BatchV1Api);
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+  }
+
+  // --- ScheduledJob and AlertConfig -------------------------------------------------------------
+
+  customPath(plural: CustomPlural, namespace: string | null): string {
+    const scope = namespace ? `/namespaces/${namespace}` : '';
+    return `/apis/${CRONDECK_GROUP}/${CRONDECK_VERSION}${scope}/${plural}`;
+  }
+
+  listCustom<T extends ScheduledJob | AlertConfigResource>(
+    plural: CustomPlural,
+    namespace: string | null,
+  ): Promise<KubernetesListObject<T>> {
+    const common = { group: CRONDECK_GROUP, version: CRONDECK_VERSION, plural };
+    return namespace
+      ? this.custom.listNamespacedCustomObject({ ...common, namespace })
+      : this.custom.listClusterCustomObject(common);
+  }
+
+  getScheduledJob(namespace: string, name: string): Promise<ScheduledJob> {
+    return this.custom.getNamespacedCustomObject({ ...this.sj(namespace), name });
+  }
+
+  createScheduledJob(namespace: string, body: ScheduledJob): Promise<ScheduledJob> {
+    return this.custom.createNamespacedCustomObject({
+      ...this.sj(namespace),
+      body,
+      fieldManager: FIELD_MANAGER,
+    });
+  }
+
+  /** A merge patch of the main resource (spec, labels, finalizers); with `resourceVersion` in the
+   *  patch's metadata it applies only to that version (409 otherwise). */
+  patchScheduledJob(namespace: string, name: string, patch: object): Promise<ScheduledJob> {
+    return this.custom.patchNamespacedCustomObject(
+      { ...this.sj(namespace), name, body: patch, fieldManager: FIELD_MANAGER },
+      MERGE_PATCH,
+    );
+  }
+
+  patchScheduledJobStatus(namespace: string, name: string, status: object): Promise<ScheduledJob> {
+    return this.custom.patchNamespacedCustomObjectStatus(
+      { ...this.sj(namespace), name, body: { status }, fieldManager: FIELD_MANAGER },
+      MERGE_PATCH,
+    );
+  }
+
+  deleteScheduledJob(namespace: string, name: string): Promise<unknown> {
+    return this.custom.deleteNamespacedCustomObject({ ...this.sj(namespace), name });
+  }
+
+  patchAlertConfig(namespace: string, name: string, patch: object): Promise<AlertConfigResource> {
+    return this.custom.patchNamespacedCustomObject(
+      { ...this.ac(namespace), name, body: patch, fieldManager: FIELD_MANAGER },
+      MERGE_PATCH,
+    );
+  }
+
+  patchAlertConfigStatus(namespace: string, name: string, status: object): Promise<AlertConfigResource> {
+    return this.custom.patchNamespacedCustomObjectStatus(
+      { ...this.ac(namespace), name, body: { status }, fieldManager: FIELD_MANAGER },
+      MERGE_PATCH,
+    );
+  }
+
+  // --- CronJobs and Jobs --------------------------------------------------------------------------
+
+  cronJobsPath(namespace: string | null): string {
+    return namespace ? `/apis/batch/v1/namespaces/${namespace}/cronjobs` : '/apis/batch/v1/cronjobs';
+  }
+
+  listCronJobs(namespace: string | null, labelSelector: string): Promise<KubernetesListObject<V1CronJob>> {
+    return namespace
+      ? this.batch.listNamespacedCronJob({ namespace, labelSelector })
+      : this.batch.listCronJobForAllNamespaces({ labelSelector });
+  }
+
+  createCronJob(namespace: string, body: V1CronJob): Promise<V1CronJob> {
+    return this.batch.createNamespacedCronJob({ namespace, body, fieldManager: FIELD_MANAGER });
+  }
+
+  replaceCronJob(namespace: string, name: string, body: V1CronJob): Promise<V1CronJob> {
+    return this.batch.replaceNamespacedCronJob({ namespace, name, body, fieldManager: FIELD_MANAGER });
+  }
+
+  readCronJob(namespace: string, name: string): Promise<V1CronJob> {
+    return this.batch.readNamespacedCronJob({ namespace, name });
+  }
+
+  patchCronJob(namespace: string, name: string, patch: object): Promise<V1CronJob> {
+    return this.batch.patchNamespacedCronJob(
+      { namespace, name, body: patch, fieldManager: FIELD_MANAGER },
+      MERGE_PATCH,
+    );
+  }
+
+  jobsPath(namespace: string | null): string {
+    return namespace ? `/apis/batch/v1/namespaces/${namespace}/jobs` : '/apis/batch/v1/jobs';
+  }
+
+  listJobs(namespace: string | null, labelSelector: string): Promise<KubernetesListObject<V1Job>> {
+    return namespace
+      ? this.batch.listNamespacedJob({ namespace, labelSelector })
+      : this.batch.listJobForAllNamespaces({ labelSelector });
+  }
+
+  createJob(namespace: string, body: V1Job): Promise<V1Job> {
+    return this.batch.createNamespacedJob({ namespace, body, fieldManager: FIELD_MANAGER });
+  }
+
+  // --- Secrets ------------------------------------------------------------------------------------
+
+  secretsPath(namespace: string | null): string {
+    return namespace ? `/api/v1/namespaces/${namespace}/secrets` : '/api/v1/secrets';
+  }
+
+  listSecrets(namespace: string | null, labelSelector: string): Promise<KubernetesListObject<V1Secret>> {
+    return namespace
+      ? this.core.listNamespacedSecret({ namespace, labelSelector })
+      : this.core.listSecretForAllNamespaces({ labelSelector });
+  }
+
+  readSecret(namespace: string, name: string): Promise<V1Secret> {
+    return this.core.readNamespacedSecret({ namespace, name });
+  }
+
+  createSecret(namespace: string, body: V1Secret): Promise<V1Secret> {
+    return this.core.createNamespacedSecret({ namespace, body, fieldManager: FIELD_MANAGER });
+  }
+
+  replaceSecret(namespace: string, name: string, body: V1Secret): Promise<V1Secret> {
+    return this.core.replaceNamespacedSecret({ namespace, name, body, fieldManager: FIELD_MANAGER });
+  }
+
+  private sj(namespace: string) {
+    return { group: CRONDECK_GROUP, version: CRONDECK_VERSION, namespace, plural: 'scheduledjobs' };
+  }
+
+  private ac(namespace: string) {
+    return { group: CRONDECK_GROUP, version: CRONDECK_VERSION, namespace, plural: 'alertconfigs' };
+  }
+}
