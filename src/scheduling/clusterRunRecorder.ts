@@ -7,8 +7,9 @@ import type { ExecutionRecorder } from './executionRecorder';
 export interface UnreportedRun {
   /** The Kubernetes Job's UID. */
   runUid: string;
-  /** `timeout` when the Job ran past its deadline, else `failed`. */
-  status: 'failed' | 'timeout';
+  /** `timeout` when the Job ran past its deadline, `failed` when it failed, `success` when it
+   *  completed (the command succeeded, but its report was lost). */
+  status: 'success' | 'failed' | 'timeout';
   startedAt: Date;
   finishedAt: Date;
   /** The attempt the run was at: one past the last one reported. */
@@ -25,7 +26,7 @@ export interface UnreportedRun {
 export class ClusterRunRecorder {
   constructor(private readonly recorder: ExecutionRecorder) {}
 
-  /** Records the run as failed (or timed out); null when its pod's final report got there first. */
+  /** Records the run as Kubernetes saw it end; null when its pod's final report got there first. */
   recordUnreported(job: Job, run: UnreportedRun): Promise<Execution | null> {
     return this.recorder.recordFinished(
       job,

@@ -1,0 +1,75 @@
+import type { V1CronJob, V1Job, V1JobCondition } from '@kubernetes/client-node';
+import { checkCron, nextFireTime } from '../../domain/cron';
+
+/** Set by the CronJob controller on the Jobs it creates: the fire time the Job is for. */
+export const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
+
+export interface FinishedJob {
+  status: 'success' | 'failed' | 'timeout';
+  startedAt: Date;
+  finishedAt: Date;
+  /** The Job's condition, e.g. "DeadlineExceeded: Job was active longer than specified deadline". */
+  reason: string;
+}
+
+/**
+ * How a Kubernetes Job (one run) ended, from its conditions (transcript 09-job-pod): `Complete`
+ * (reason CompletionsReached), or `Failed` with BackoffLimitExceeded (the pod failed) or
+ * DeadlineExceeded (activeDeadlineSeconds: the run took too long). Null while it runs.
+ */
+export function finishedJob(job: V1Job): FinishedJob | null {
+  const conditions = job.status?.conditions ?? [];
+  const ended = (type: string): V1JobCondition | undefined =>
+    conditions.find((condition) => condition.type === type && condition.status === 'True');
+  const condition = ended('Complete') ?? ended('Failed');
+  if (!condition) return null;
+  const finishedAt = toDate(job.status?.completionTime ?? condition.lastTransitionTime) ?? new Date(0);
+  const startedAt = toDate(job.status?.startTime ?? job.metadata?.creationTimestamp) ?? finishedAt;
+  const status =
+    condition.type === 'Complete'
+      ? 'success'
+      : condition.reason === 'DeadlineExceeded'
+        ? 'timeout'
+        : 'failed';
+  return {
+    status,
+    startedAt,
+    finishedAt,
+    reason: [condition.reason, condition.message].filter(Boolean).join(': ') || condition.type,
+  };
+}
+
+/**
+ * The fire times a scheduled Job kept from running: under `concurrencyPolicy: Forbid` the CronJob
+ * controller creates no Job while one is active, so every fire time strictly after the Job's own
+ * and before it ended was skipped (DESIGN.md: one `skipped` row per such fire time). A manual Job
+ * (kubectl create job --from) does not block the schedule, and a suspended CronJob fires nothing.
+ */
+export function skippedFireTimes(
+  cronJob: V1CronJob,
+  job: V1Job,
+  finished: FinishedJob,
+  limit = 1000,
+): Date[] {
+  if (cronJob.spec?.concurrencyPolicy !== 'Forbid' || cronJob.spec.suspend) return [];
+  const scheduledFor = toDate(job.metadata?.annotations?.[SCHEDULED_TIMESTAMP_ANNOTATION]);
+  if (!scheduledFor) return [];
+  const check = checkCron(cronJob.spec.schedule);
+  if (!check.valid) return [];
+  const timeZone = cronJob.spec.timeZone ?? 'UTC';
+  const skipped: Date[] = [];
+  for (
+    let fire = nextFireTime(check.fields, timeZone, scheduledFor);
+    fire.getTime() < finished.finishedAt.getTime() && skipped.length < limit;
+    fire = nextFireTime(check.fields, timeZone, fire)
+  ) {
+    skipped.push(fire);
+  }
+  return skipped;
+}
+
+function toDate(value: Date | string | undefined): Date | null {
+  if (value === undefined) return null;
+  const date = value instanceof Date ? value : new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}

@@ -1,0 +1,266 @@
+import type { ObjectCache, V1CronJob, V1Secret } from '@kubernetes/client-node';
+import type { Pool } from 'pg';
+import type { Clock } from '../../domain/clock';
+import { effectiveTimeZone, type Job } from '../../domain/job';
+import { reportTokenFor } from '../../domain/reportToken';
+import type { Logger } from '../../logging/logger';
+import { NextRunCache } from '../../scheduling/nextRunCache';
+import { isPausedAt } from '../../scheduling/schedulerControl';
+import { isUniqueViolation } from '../../store/database';
+import { deleteJobForResource, upsertJobForResource } from '../../store/resourceJobs';
+import { readSchedulerState } from '../../store/scheduler';
+import { type ClusterClient, statusOf } from '../clusterClient';
+import type { EventRecorder } from '../events';
+import type { ScheduledJob } from '../resources/scheduledJob';
+import { jobInputOfScheduledJob } from './jobInput';
+import { desiredStatus, type ObservedJob, type Readiness, statusDiffers } from './status';
+
+/** Held on every ScheduledJob so that its job's rows go when it goes. */
+export const CLEANUP_FINALIZER = 'crondeck.dev/cleanup';
+/** Set by the REST API on the resources it creates: the id of the row it inserted first. */
+export const JOB_ID_LABEL = 'crondeck.dev/job-id';
+
+/** The pure functions that say what the cluster should hold for a ScheduledJob (desired/). */
+export interface DesiredObjects {
+  cronJob(resource: ScheduledJob, context: { jobId: number; paused: boolean }): V1CronJob;
+  reportSecret(resource: ScheduledJob, token: string): V1Secret;
+  cronJobNeedsUpdate(desired: V1CronJob, actual: V1CronJob): boolean;
+}
+
+export interface ScheduledJobReconcilerDeps {
+  pool: Pool;
+  cluster: ClusterClient;
+  caches: {
+    scheduledJobs: ObjectCache<ScheduledJob>;
+    cronJobs: ObjectCache<V1CronJob>;
+    secrets: ObjectCache<V1Secret>;
+  };
+  desired: DesiredObjects;
+  events: EventRecorder;
+  /** Secret behind the per-job report tokens, shared with the service. */
+  reportSecret: string;
+  /** The namespace whose jobs keep unqualified API names (the service's own). */
+  homeNamespace: string;
+  defaultTimeZone: string;
+  clock: Clock;
+  logger: Logger;
+  /** Alert destinations of the job (its shortcuts and AlertConfigs), kept in the database. */
+  syncAlerts?: (resource: ScheduledJob, job: Job) => Promise<void>;
+}
+
+export interface ReconcileResult {
+  /** Reconcile again after this long even if nothing changes (to refresh nextRun/lastRun). */
+  requeueAfterMs?: number;
+}
+
+/** Longest wait before a ScheduledJob's status is refreshed, whatever its schedule. */
+const MAX_REQUEUE_MS = 60 * 60_000;
+/** After a fire time, when the run has likely been recorded and lastRun/lastStatus can be shown. */
+const AFTER_FIRE_MS = 30_000;
+
+/**
+ * Makes the cluster and the database hold what one ScheduledJob says, idempotently: whatever state
+ * it starts from, the same resource leads to the same writes, and a second pass writes nothing.
+ * 1. deleted → remove the job's rows, then the finalizer (the CronJob and Secret go with their owner);
+ * 2. the finalizer, so that 1 happens;
+ * 3. the job row (same id across edits and restarts; a spec the domain refuses gets Ready=False);
+ * 4. the report token's Secret, then the CronJob, each written only when it differs;
+ * 5. the status (jobId, runs, Ready), written only when it differs.
+ */
+export class ScheduledJobReconciler {
+  private readonly nextRuns = new NextRunCache();
+
+  constructor(private readonly deps: ScheduledJobReconcilerDeps) {}
+
+  async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+    const resource = this.deps.caches.scheduledJobs.get(name, namespace);
+    if (!resource) return {};
+    if (resource.metadata.deletionTimestamp) {
+      await this.finalize(resource);
+      return {};
+    }
+    const finalizers = resource.metadata.finalizers ?? [];
+    if (!finalizers.includes(CLEANUP_FINALIZER)) {
+      // The update this makes comes back through the watch and reconciles the rest.
+      await this.deps.cluster.patchScheduledJob(namespace, name, {
+        metadata: {
+          finalizers: [...finalizers, CLEANUP_FINALIZER],
+          resourceVersion: resource.metadata.resourceVersion,
+        },
+      });
+      return {};
+    }
+
+    const outcome = jobInputOfScheduledJob(resource, this.deps.homeNamespace);
+    if (!outcome.ok) {
+      await this.refuse(resource, 'InvalidSpec', outcome.message);
+      return {};
+    }
+    let job: Job;
+    try {
+      job = (
+        await upsertJobForResource(
+          this.deps.pool,
+          { namespace, name, uid: resource.metadata.uid ?? '' },
+          outcome.input,
+          adoptedId(resource),
+        )
+      ).job;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      await this.refuse(
+        resource,
+        'NameConflict',
+        `another job is already named "${outcome.input.name}"; rename this ScheduledJob or that job`,
+      );
+      return {};
+    }
+
+    const now = this.deps.clock.now();
+    const paused = isPausedAt(await readSchedulerState(this.deps.pool), now);
+    await this.ensureSecret(resource, job);
+    await this.ensureCronJob(resource, job, paused);
+    await this.deps.syncAlerts?.(resource, job);
+
+    const nextRun =
+      job.enabled && !paused
+        ? this.nextRuns.nextAfter(job.schedule, effectiveTimeZone(job, this.deps.defaultTimeZone), now)
+        : null;
+    const observed: ObservedJob = {
+      jobId: job.id,
+      nextRun,
+      lastRun: job.lastRun,
+      lastStatus: job.lastStatus as ObservedJob['lastStatus'],
+    };
+    const message = paused
+      ? 'the CronJob is in place; the scheduler is paused'
+      : `the CronJob is in place${job.enabled ? '' : ' and suspended'}`;
+    await this.writeStatus(resource, observed, { ready: true, reason: 'Reconciled', message });
+    const untilNext = nextRun ? nextRun.getTime() - now.getTime() + AFTER_FIRE_MS : MAX_REQUEUE_MS;
+    return { requeueAfterMs: Math.min(MAX_REQUEUE_MS, Math.max(1000, untilNext)) };
+  }
+
+  private async finalize(resource: ScheduledJob): Promise<void> {
+    const { namespace = '', name = '', finalizers = [] } = resource.metadata;
+    if (!finalizers.includes(CLEANUP_FINALIZER)) return;
+    await deleteJobForResource(this.deps.pool, namespace, name);
+    try {
+      await this.deps.cluster.patchScheduledJob(namespace, name, {
+        metadata: {
+          finalizers: finalizers.filter((finalizer) => finalizer !== CLEANUP_FINALIZER),
+          resourceVersion: resource.metadata.resourceVersion,
+        },
+      });
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+    }
+    this.deps.events.forget(resource.metadata.uid);
+  }
+
+  private async ensureSecret(resource: ScheduledJob, job: Job): Promise<void> {
+    const desired = this.deps.desired.reportSecret(resource, reportTokenFor(this.deps.reportSecret, job.id));
+    const { namespace = '', name = '' } = desired.metadata ?? {};
+    const actual = this.deps.caches.secrets.get(name, namespace);
+    if (!actual) {
+      try {
+        await this.deps.cluster.createSecret(namespace, desired);
+      } catch (error) {
+        // Created meanwhile (the cache lags behind our own write): the next pass compares it.
+        if (statusOf(error) !== 409) throw error;
+      }
+      return;
+    }
+    const token = (s: V1Secret) =>
+      s.data?.token ?? (s.stringData?.token ? b64(s.stringData.token) : undefined);
+    if (token(actual) !== token(desired)) {
+      await this.deps.cluster.replaceSecret(namespace, name, {
+        ...desired,
+        metadata: { ...desired.metadata, resourceVersion: actual.metadata?.resourceVersion },
+      });
+    }
+  }
+
+  private async ensureCronJob(resource: ScheduledJob, job: Job, paused: boolean): Promise<void> {
+    const desired = this.deps.desired.cronJob(resource, { jobId: job.id, paused });
+    const { namespace = '', name = '' } = desired.metadata ?? {};
+    const actual = this.deps.caches.cronJobs.get(name, namespace);
+    if (!actual) {
+      try {
+        await this.deps.cluster.createCronJob(namespace, desired);
+      } catch (error) {
+        if (statusOf(error) === 409) return;
+        if (statusOf(error) === 422) {
+          await this.refuse(resource, 'ClusterRefused', `the CronJob was refused: ${apiMessage(error)}`);
+        }
+        throw error;
+      }
+      await this.deps.events.record(resource, 'Normal', 'CronJobCreated', `created CronJob ${name}`);
+      return;
+    }
+    if (!this.deps.desired.cronJobNeedsUpdate(desired, actual)) return;
+    await this.deps.cluster.replaceCronJob(namespace, name, {
+      ...desired,
+      metadata: { ...desired.metadata, resourceVersion: actual.metadata?.resourceVersion },
+    });
+    await this.deps.events.record(
+      resource,
+      'Normal',
+      'CronJobUpdated',
+      `brought CronJob ${name} in line with the spec`,
+    );
+  }
+
+  private async refuse(resource: ScheduledJob, reason: string, message: string): Promise<void> {
+    await this.deps.events.record(resource, 'Warning', reason, message);
+    const previous = resource.status ?? {};
+    await this.writeStatus(
+      resource,
+      {
+        jobId: previous.jobId ?? null,
+        nextRun: null,
+        lastRun: previous.lastRun ? new Date(previous.lastRun) : null,
+        lastStatus: previous.lastStatus ?? null,
+      },
+      { ready: false, reason, message },
+    );
+  }
+
+  private async writeStatus(
+    resource: ScheduledJob,
+    observed: ObservedJob,
+    readiness: Readiness,
+  ): Promise<void> {
+    const desired = desiredStatus(resource, observed, readiness, this.deps.clock.now());
+    if (!statusDiffers(resource.status, desired)) return;
+    // A merge patch: keys the desired status no longer has are removed with null.
+    const patch: Record<string, unknown> = { ...desired };
+    for (const key of Object.keys(resource.status ?? {})) if (!(key in desired)) patch[key] = null;
+    await this.deps.cluster.patchScheduledJobStatus(
+      resource.metadata.namespace ?? '',
+      resource.metadata.name ?? '',
+      patch,
+    );
+  }
+}
+
+function adoptedId(resource: ScheduledJob): number | null {
+  const value = Number(resource.metadata.labels?.[JOB_ID_LABEL]);
+  return Number.isInteger(value) && value > 0 ? value : null;
+}
+
+function b64(text: string): string {
+  return Buffer.from(text).toString('base64');
+}
+
+/** The API server's message in a refusal (its Status body). */
+export function apiMessage(error: unknown): string {
+  const body = (error as { body?: unknown }).body;
+  try {
+    const parsed =
+      typeof body === 'string' ? (JSON.parse(body) as { message?: string }) : (body as { message?: string });
+    if (parsed?.message) return parsed.message;
+  } catch {
+    // Not JSON: fall through.
+  }
+  return (error as Error).message;
+}

@@ -1,0 +1,88 @@
+import type { V1CronJob, V1Job } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { finishedJob, skippedFireTimes } from '../../src/controller/runs/jobOutcome';
+
+/** The Job bodies the real API server answered in transcript 09-job-pod, times filled in. */
+function recordedJob(exchange: number): V1Job {
+  const transcript = JSON.parse(
+    readFileSync(resolve(__dirname, '../../../shared/kube-api/transcripts/09-job-pod.json'), 'utf8'),
+  ) as { exchanges: { i: number; response: { body: unknown } }[] };
+  const body = transcript.exchanges.find((e) => e.i === exchange)!.response.body;
+  let minute = 0;
+  const withTimes = JSON.stringify(body).replace(/"<time>"/g, () => `"2026-11-23T10:0${minute++ % 10}:00Z"`);
+  return JSON.parse(withTimes) as V1Job;
+}
+
+describe('finishedJob', () => {
+  it('reads how a run ended from the conditions the Job controller sets', () => {
+    expect(finishedJob(recordedJob(10))).toMatchObject({
+      status: 'success',
+      reason: 'CompletionsReached: Reached expected number of succeeded pods',
+    });
+    expect(finishedJob(recordedJob(17))).toMatchObject({
+      status: 'failed',
+      reason: 'BackoffLimitExceeded: Job has reached the specified backoff limit',
+    });
+    expect(finishedJob(recordedJob(20))).toMatchObject({
+      status: 'timeout',
+      reason: 'DeadlineExceeded: Job was active longer than specified deadline',
+    });
+  });
+
+  it('is null while the run goes on, or while only FailureTarget is set (pods still terminating)', () => {
+    const running: V1Job = { status: { active: 1, startTime: new Date() } };
+    expect(finishedJob(running)).toBeNull();
+    const failing = recordedJob(17);
+    failing.status!.conditions = failing.status!.conditions!.filter((c) => c.type === 'FailureTarget');
+    expect(finishedJob(failing)).toBeNull();
+  });
+});
+
+describe('skippedFireTimes', () => {
+  const cronJob = (spec: Partial<V1CronJob['spec']> = {}): V1CronJob => ({
+    spec: {
+      schedule: '*/5 * * * *',
+      timeZone: 'UTC',
+      concurrencyPolicy: 'Forbid',
+      jobTemplate: { spec: { template: { spec: { containers: [] } } } },
+      ...spec,
+    } as V1CronJob['spec'],
+  });
+  const job = (scheduled: string | undefined): V1Job => ({
+    metadata: {
+      annotations: scheduled ? { 'batch.kubernetes.io/cronjob-scheduled-timestamp': scheduled } : {},
+    },
+  });
+  const finished = (finishedAt: string) => ({
+    status: 'success' as const,
+    startedAt: new Date('2026-11-23T10:00:01Z'),
+    finishedAt: new Date(finishedAt),
+    reason: 'CompletionsReached',
+  });
+
+  it('lists the fire times after the Job’s own and before it ended, under Forbid', () => {
+    expect(
+      skippedFireTimes(cronJob(), job('2026-11-23T10:00:00Z'), finished('2026-11-23T10:12:30Z')),
+    ).toEqual([new Date('2026-11-23T10:05:00Z'), new Date('2026-11-23T10:10:00Z')]);
+    expect(
+      skippedFireTimes(cronJob(), job('2026-11-23T10:00:00Z'), finished('2026-11-23T10:04:59Z')),
+    ).toEqual([]);
+  });
+
+  it('reads the scheduled time in the CronJob’s time zone, as the CronJob controller writes it', () => {
+    const hourly = cronJob({ schedule: '0 * * * *', timeZone: 'Europe/Berlin' });
+    expect(
+      skippedFireTimes(hourly, job('2026-11-23T11:00:00+01:00'), finished('2026-11-23T12:30:00Z')),
+    ).toEqual([new Date('2026-11-23T11:00:00Z'), new Date('2026-11-23T12:00:00Z')]);
+  });
+
+  it('skips nothing for a manual Job, a suspended CronJob, or policies that run concurrently', () => {
+    const long = finished('2026-11-23T11:00:00Z');
+    expect(skippedFireTimes(cronJob(), job(undefined), long)).toEqual([]);
+    expect(skippedFireTimes(cronJob({ suspend: true }), job('2026-11-23T10:00:00Z'), long)).toEqual([]);
+    expect(
+      skippedFireTimes(cronJob({ concurrencyPolicy: 'Allow' }), job('2026-11-23T10:00:00Z'), long),
+    ).toEqual([]);
+  });
+});
