@@ -1,0 +1,278 @@
+import {
+  CoordinationV1Api,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1CronJob,
+  type V1Job,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import type { Pool } from 'pg';
+import type { Clock } from '../domain/clock';
+import type { Logger } from '../logging/logger';
+import { ClusterRunRecorder } from '../scheduling/clusterRunRecorder';
+import type { ExecutionRecorder } from '../scheduling/executionRecorder';
+import { ClusterClient } from './clusterClient';
+import { ControllerMetrics } from './controllerMetrics';
+import { EventRecorder } from './events';
+import { LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from './desired/labels';
+import type { AlertConfigResource } from './resources/alertConfig';
+import type { ScheduledJob } from './resources/scheduledJob';
+import { RunReconciler } from './runs/runReconciler';
+import { type CachedInformer, startInformer } from './runtime/informer';
+import { LeaderElector } from './runtime/leaderElection';
+import { WorkQueue } from './runtime/workQueue';
+import {
+  type DesiredObjects,
+  type ReconcileResult,
+  ScheduledJobReconciler,
+} from './scheduledJobs/scheduledJobReconciler';
+
+export interface ControllerOptions {
+  kubeConfig: KubeConfig;
+  pool: Pool;
+  recorder: ExecutionRecorder;
+  desired: DesiredObjects;
+  /** The namespace to watch; null watches all. */
+  watchNamespace: string | null;
+  /** The service's own namespace: its jobs keep unqualified names; the Lease lives there. */
+  homeNamespace: string;
+  reportSecret: string;
+  defaultTimeZone: string;
+  /** This replica's name (its pod name): the leader election identity and the events' instance. */
+  identity: string;
+  /** Off: act at once (one replica, tests). On: act only while holding the Lease. */
+  leaderElection: boolean;
+  clock: Clock;
+  logger: Logger;
+  workers?: number;
+  /** Every object is reconciled again this often, whatever the watches said (level-triggered). */
+  resyncMs?: number;
+  reportGraceMs?: number;
+  leaseDurationMs?: number;
+  retryPeriodMs?: number;
+}
+
+type Kind = 'sj' | 'run';
+const LEASE_NAME = 'crondeck-controller';
+const managedSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY_CRONDECK}`;
+
+/**
+ * `crondeck controller`: watches ScheduledJobs and the CronJobs, Jobs and Secrets it made, and
+ * reconciles each object that changed, on a queue that never gives one object to two workers and
+ * backs off an object that keeps failing. With leader election, only the replica holding the Lease
+ * watches and acts; the others wait to take over.
+ */
+export class ControllerManager {
+  readonly metrics = new ControllerMetrics();
+  readonly cluster: ClusterClient;
+  private queue = new WorkQueue();
+  private readonly elector: LeaderElector | null;
+  private informers: {
+    scheduledJobs: CachedInformer<ScheduledJob>;
+    alertConfigs: CachedInformer<AlertConfigResource>;
+    cronJobs: CachedInformer<V1CronJob>;
+    jobs: CachedInformer<V1Job>;
+    secrets: CachedInformer<V1Secret>;
+  } | null = null;
+  private workers: Promise<void>[] = [];
+  private scheduledJobReconciler!: ScheduledJobReconciler;
+  private runReconciler!: RunReconciler;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private acting = false;
+
+  constructor(private readonly options: ControllerOptions) {
+    this.cluster = new ClusterClient(options.kubeConfig);
+    this.elector = options.leaderElection
+      ? new LeaderElector(
+          {
+            leases: options.kubeConfig.makeApiClient(CoordinationV1Api),
+            namespace: options.homeNamespace,
+            name: LEASE_NAME,
+            identity: options.identity,
+            logger: options.logger,
+            leaseDurationMs: options.leaseDurationMs,
+            retryPeriodMs: options.retryPeriodMs,
+            renewDeadlineMs: options.leaseDurationMs ? Math.floor(options.leaseDurationMs * 0.66) : undefined,
+          },
+          { onStartedLeading: () => void this.act(), onStoppedLeading: () => void this.standBy() },
+        )
+      : null;
+  }
+
+  get isActing(): boolean {
+    return this.acting;
+  }
+
+  async start(): Promise<void> {
+    if (this.elector) this.elector.start();
+    else await this.act();
+  }
+
+  async stop(): Promise<void> {
+    await this.standBy();
+    await this.elector?.stop();
+  }
+
+  /** Resolves once every watch has listed what exists (tests wait for it). */
+  async synced(): Promise<void> {
+    if (!this.informers) throw new Error('the controller is not acting');
+    await Promise.all(Object.values(this.informers).map((informer) => informer.synced));
+  }
+
+  private async act(): Promise<void> {
+    if (this.acting) return;
+    this.acting = true;
+    this.metrics.leader.set(1);
+    const { options, cluster } = this;
+    const { logger } = options;
+    const ns = options.watchNamespace;
+    const enqueue = (kind: Kind) => (object: KubernetesObject) => this.enqueue(kind, object);
+    const enqueueOwner = (object: KubernetesObject) => {
+      const owner = object.metadata?.ownerReferences?.find((ref) => ref.kind === 'ScheduledJob');
+      if (owner) this.queue.add(`sj/${object.metadata?.namespace}/${owner.name}`);
+    };
+    const scheduledJobs = startInformer<ScheduledJob>(
+      options.kubeConfig,
+      {
+        resource: 'scheduledjobs',
+        path: cluster.customPath('scheduledjobs', ns),
+        list: () => cluster.listCustom('scheduledjobs', ns),
+      },
+      enqueue('sj'),
+      logger,
+    );
+    const alertConfigs = startInformer<AlertConfigResource>(
+      options.kubeConfig,
+      {
+        resource: 'alertconfigs',
+        path: cluster.customPath('alertconfigs', ns),
+        list: () => cluster.listCustom('alertconfigs', ns),
+      },
+      (config) => {
+        const jobRef = config.spec?.jobRef?.name;
+        if (jobRef) this.queue.add(`sj/${config.metadata?.namespace}/${jobRef}`);
+      },
+      logger,
+    );
+    const cronJobs = startInformer<V1CronJob>(
+      options.kubeConfig,
+      {
+        resource: 'cronjobs',
+        path: cluster.cronJobsPath(ns),
+        list: () => cluster.listCronJobs(ns, managedSelector),
+        labelSelector: managedSelector,
+      },
+      enqueueOwner,
+      logger,
+    );
+    const secrets = startInformer<V1Secret>(
+      options.kubeConfig,
+      {
+        resource: 'secrets',
+        path: cluster.secretsPath(ns),
+        list: () => cluster.listSecrets(ns, managedSelector),
+        labelSelector: managedSelector,
+      },
+      enqueueOwner,
+      logger,
+    );
+    const jobs = startInformer<V1Job>(
+      options.kubeConfig,
+      {
+        resource: 'jobs',
+        path: cluster.jobsPath(ns),
+        list: () => cluster.listJobs(ns, managedSelector),
+        labelSelector: managedSelector,
+      },
+      (job, event) => {
+        if (event === 'delete') this.runReconciler.forget(job.metadata?.uid);
+        else this.enqueue('run', job);
+      },
+      logger,
+    );
+    this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, secrets };
+
+    const events = new EventRecorder(cluster.core, 'crondeck-controller', options.identity, logger);
+    this.scheduledJobReconciler = new ScheduledJobReconciler({
+      pool: options.pool,
+      cluster,
+      caches: { scheduledJobs, cronJobs, secrets },
+      desired: options.desired,
+      events,
+      reportSecret: options.reportSecret,
+      homeNamespace: options.homeNamespace,
+      defaultTimeZone: options.defaultTimeZone,
+      clock: options.clock,
+      logger,
+    });
+    this.runReconciler = new RunReconciler({
+      pool: options.pool,
+      caches: { jobs, cronJobs },
+      runs: new ClusterRunRecorder(options.recorder),
+      clock: options.clock,
+      logger,
+      reportGraceMs: options.reportGraceMs,
+    });
+
+    // Work starts once the caches hold what exists: reconciling against a half-filled cache would
+    // create CronJobs that exist already.
+    await this.synced();
+    if (!this.acting) return;
+    this.workers = Array.from({ length: options.workers ?? 4 }, () => this.work());
+    const resyncMs = options.resyncMs ?? 10 * 60_000;
+    this.resyncTimer = setInterval(() => this.resync(), resyncMs);
+    this.resyncTimer.unref();
+    logger.info('controller started', { namespace: ns ?? 'all namespaces', identity: options.identity });
+  }
+
+  private async standBy(): Promise<void> {
+    if (!this.acting) return;
+    this.acting = false;
+    this.metrics.leader.set(0);
+    clearInterval(this.resyncTimer);
+    this.queue.shutDown();
+    await Promise.all(this.workers);
+    await Promise.all(Object.values(this.informers ?? {}).map((informer) => informer.stop()));
+    this.informers = null;
+    this.workers = [];
+    // A later leadership starts from a fresh queue.
+    this.queue = new WorkQueue();
+  }
+
+  /** Every ScheduledJob and finished Job again: a missed event cannot leave anything behind. */
+  resync(): void {
+    for (const resource of this.informers?.scheduledJobs.list() ?? []) this.enqueue('sj', resource);
+    for (const job of this.informers?.jobs.list() ?? []) this.enqueue('run', job);
+  }
+
+  private enqueue(kind: Kind, object: KubernetesObject): void {
+    const { namespace, name } = object.metadata ?? {};
+    if (namespace && name) this.queue.add(`${kind}/${namespace}/${name}`);
+    this.metrics.queueDepth.set(this.queue.length);
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === null) return;
+      const [kind, namespace = '', name = ''] = key.split('/');
+      try {
+        const result: ReconcileResult =
+          kind === 'sj'
+            ? await this.scheduledJobReconciler.reconcile(namespace, name)
+            : await this.runReconciler.reconcile(namespace, name);
+        this.queue.forget(key);
+        if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
+        this.metrics.reconciles.inc({ kind, result: 'success' });
+      } catch (error) {
+        const delayMs = this.queue.addRateLimited(key);
+        this.metrics.reconciles.inc({ kind, result: 'error' });
+        this.options.logger.warn('reconcile failed; will retry', { key, delayMs, err: error });
+      } finally {
+        this.queue.done(key);
+        this.metrics.queueDepth.set(this.queue.length);
+        this.metrics.lastReconcile.set(Date.now() / 1000);
+      }
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import type { ObjectCache, V1CronJob, V1Job } from '@kubernetes/client-node';
+import type { Pool } from 'pg';
+import type { Clock } from '../../domain/clock';
+import type { Logger } from '../../logging/logger';
+import type { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
+import { findJob } from '../../store/jobs';
+import { JOB_ID_LABEL, type ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
+import { finishedJob, skippedFireTimes } from './jobOutcome';
+
+export interface RunReconcilerDeps {
+  pool: Pool;
+  caches: { jobs: ObjectCache<V1Job>; cronJobs: ObjectCache<V1CronJob> };
+  runs: ClusterRunRecorder;
+  clock: Clock;
+  logger: Logger;
+  /** How long after a Job ends its pod's final report may still arrive (it retries with backoff). */
+  reportGraceMs?: number;
+}
+
+/**
+ * Makes sure that no run goes unrecorded. For each finished Kubernetes Job of a ScheduledJob:
+ * - a run whose pod never reported its outcome (it failed before the runner started, ran past its
+ *   deadline, was evicted, or lost its report) is recorded from the Job's conditions, once the
+ *   report has had time to arrive;
+ * - fire times the CronJob controller skipped while the Job was active are recorded as `skipped`.
+ * Both are keyed (by the Job's and the CronJob's UIDs), so any number of passes records each once.
+ */
+export class RunReconciler {
+  /** Jobs whose outcome is settled in the database: later passes (resyncs) skip them. */
+  private readonly settled = new Set<string>();
+
+  constructor(private readonly deps: RunReconcilerDeps) {}
+
+  /** Forgets a deleted Job. */
+  forget(uid: string | undefined): void {
+    if (uid) this.settled.delete(uid);
+  }
+
+  async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+    const kubeJob = this.deps.caches.jobs.get(name, namespace);
+    if (!kubeJob?.metadata?.uid || this.settled.has(kubeJob.metadata.uid)) return {};
+    const finished = finishedJob(kubeJob);
+    if (!finished) return {};
+    const jobId = Number(kubeJob.metadata.labels?.[JOB_ID_LABEL]);
+    const job = Number.isInteger(jobId) ? await findJob(this.deps.pool, jobId) : null;
+    if (!job) return {};
+    const now = this.deps.clock.now();
+
+    const owner = kubeJob.metadata.ownerReferences?.find((ref) => ref.kind === 'CronJob');
+    const cronJob = owner ? this.deps.caches.cronJobs.get(owner.name, namespace) : undefined;
+    if (cronJob?.metadata?.uid) {
+      for (const fireTime of skippedFireTimes(cronJob, kubeJob, finished)) {
+        await this.deps.runs.recordSkipped(job, cronJob.metadata.uid, fireTime, now);
+      }
+    }
+
+    const waited = now.getTime() - finished.finishedAt.getTime();
+    const grace = this.deps.reportGraceMs ?? 30_000;
+    if (waited < grace) return { requeueAfterMs: grace - waited };
+    const recorded = await this.deps.runs.recordUnreported(job, {
+      runUid: kubeJob.metadata.uid,
+      status: finished.status,
+      startedAt: finished.startedAt,
+      finishedAt: finished.finishedAt,
+      attempt: 0,
+      reason: finished.reason,
+    });
+    this.settled.add(kubeJob.metadata.uid);
+    if (recorded) {
+      this.deps.logger.warn('recorded a run that did not report its outcome', {
+        job: job.name,
+        kubernetesJob: `${namespace}/${name}`,
+        status: finished.status,
+        reason: finished.reason,
+      });
+    }
+    return {};
+  }
+}
