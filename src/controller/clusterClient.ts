@@ -64,7 +64,7 @@ export class ClusterClient {
     return this.custom.getNamespacedCustomObject({ ...this.sj(namespace), name });
   }
 
-  createScheduledJob(namespace: string, body: ScheduledJob): Promise<ScheduledJob> {
+  createScheduledJob(namespace: string, body: object): Promise<ScheduledJob> {
     return this.custom.createNamespacedCustomObject({
       ...this.sj(namespace),
       body,

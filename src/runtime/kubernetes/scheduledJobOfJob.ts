@@ -1,0 +1,62 @@
+import type { Job } from '../../domain/job';
+import { CRONDECK_API_VERSION } from '../../controller/resources/group';
+import { crNameForJobName, JOB_NAME_ANNOTATION } from '../../controller/resources/names';
+import type { ScheduledJob, ScheduledJobSpecInput } from '../../controller/resources/scheduledJob';
+import { JOB_ID_LABEL } from '../../controller/scheduledJobs/scheduledJobReconciler';
+
+/**
+ * The part of a ScheduledJob's spec that the REST API manages: the job's own fields. What only a
+ * manifest can say (image, env, resources, alert shortcuts...) is left as it is. Absent values are
+ * null so that, sent as a merge patch, they remove what the resource had.
+ */
+export function specOfJob(job: Job) {
+  return {
+    schedule: job.schedule,
+    command: job.command,
+    timeZone: job.timezone,
+    suspend: !job.enabled,
+    timeout: job.timeout,
+    retry: job.retry,
+    description: job.description,
+    tags: job.tags,
+  };
+}
+
+/**
+ * A new ScheduledJob for a job created through the REST API, in the service's namespace. It carries
+ * the id of the row the API inserted, which the controller adopts, so the job keeps that id; and,
+ * when the API name is not a valid resource name, the API name in an annotation.
+ */
+export type ScheduledJobManifest = Omit<ScheduledJob, 'spec' | 'status'> & { spec: ScheduledJobSpecInput };
+
+export function scheduledJobOfJob(job: Job, namespace: string): ScheduledJobManifest {
+  const name = crNameForJobName(job.name);
+  return {
+    apiVersion: CRONDECK_API_VERSION,
+    kind: 'ScheduledJob',
+    metadata: {
+      name,
+      namespace,
+      labels: { [JOB_ID_LABEL]: String(job.id) },
+      ...(name === job.name ? {} : { annotations: { [JOB_NAME_ANNOTATION]: job.name } }),
+    },
+    spec: {
+      schedule: job.schedule,
+      command: job.command,
+      suspend: !job.enabled,
+      timeout: job.timeout,
+      tags: job.tags,
+      ...(job.timezone === null ? {} : { timeZone: job.timezone }),
+      ...(job.retry === null ? {} : { retry: job.retry }),
+      ...(job.description === null ? {} : { description: job.description }),
+    },
+  };
+}
+
+/** The merge patch that brings an existing ScheduledJob in line with a job changed through the API. */
+export function patchOfJob(job: Job, resourceName: string): object {
+  return {
+    metadata: { annotations: { [JOB_NAME_ANNOTATION]: resourceName === job.name ? null : job.name } },
+    spec: specOfJob(job),
+  };
+}
