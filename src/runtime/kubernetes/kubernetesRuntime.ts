@@ -1,0 +1,143 @@
+import type { Pool } from 'pg';
+import { type ClusterClient, statusOf } from '../../controller/clusterClient';
+import { cronJobNameFor } from '../../controller/desired/names';
+import { LABEL_JOB_ID, LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from '../../controller/desired/labels';
+import { crNameForJobName } from '../../controller/resources/names';
+import { apiMessage } from '../../controller/scheduledJobs/scheduledJobReconciler';
+import type { Clock } from '../../domain/clock';
+import { conflict, invalid } from '../../domain/errors';
+import type { Job } from '../../domain/job';
+import type { Logger } from '../../logging/logger';
+import { isPausedAt } from '../../scheduling/schedulerControl';
+import { listJobs } from '../../store/jobs';
+import { resourceOfJob } from '../../store/resourceJobs';
+import type { SchedulerState } from '../../store/scheduler';
+import { manualJobFromCronJob } from './manualRun';
+import { patchOfJob, scheduledJobOfJob } from './scheduledJobOfJob';
+
+/** The cluster refused or could not be reached: the API answers 503 with what it said. */
+export class ClusterUnavailableError extends Error {}
+
+export interface KubernetesRuntimeOptions {
+  cluster: ClusterClient;
+  pool: Pool;
+  /** Where the REST API creates ScheduledJobs (the service's own namespace). */
+  namespace: string;
+  /** Whose CronJobs pause and resume touch; null for all namespaces. */
+  watchNamespace: string | null;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * The runtime of `crondeck serve` on a cluster: firing belongs to the cluster's CronJob
+ * controller, so this runtime only writes the cluster. A job saved through the REST API becomes a
+ * ScheduledJob (which the Crondeck controller turns into a CronJob); "run now" creates a Job from
+ * the CronJob's template; pause and resume suspend and resume every managed CronJob. Every write
+ * answers synchronously: a refusal reaches the API caller.
+ */
+export class KubernetesRuntime {
+  constructor(private readonly options: KubernetesRuntimeOptions) {}
+
+  async start(): Promise<void> {
+    // Fail at start, with a message, rather than at the first request.
+    await this.call(() => this.options.cluster.listCustom('scheduledjobs', this.options.namespace));
+  }
+
+  async stop(): Promise<void> {
+    // Nothing runs here: the cluster's runs go on without the service.
+  }
+
+  async jobSaved(job: Job): Promise<void> {
+    const { cluster, namespace } = this.options;
+    const resource = (await resourceOfJob(this.options.pool, job.id)) ?? {
+      namespace,
+      name: crNameForJobName(job.name),
+    };
+    try {
+      await cluster.patchScheduledJob(resource.namespace, resource.name, patchOfJob(job, resource.name));
+      return;
+    } catch (error) {
+      if (statusOf(error) !== 404) throw this.refusal(error);
+    }
+    try {
+      await cluster.createScheduledJob(resource.namespace, scheduledJobOfJob(job, resource.namespace));
+    } catch (error) {
+      if (statusOf(error) === 409) {
+        throw conflict(
+          `a ScheduledJob named "${resource.name}" already exists in namespace ${resource.namespace}`,
+        );
+      }
+      throw this.refusal(error);
+    }
+  }
+
+  async jobDeleted(job: Job): Promise<void> {
+    const resource = (await resourceOfJob(this.options.pool, job.id)) ?? {
+      namespace: this.options.namespace,
+      name: crNameForJobName(job.name),
+    };
+    try {
+      await this.options.cluster.deleteScheduledJob(resource.namespace, resource.name);
+    } catch (error) {
+      if (statusOf(error) !== 404) throw this.refusal(error);
+    }
+  }
+
+  async runNow(job: Job): Promise<void> {
+    const resource = await resourceOfJob(this.options.pool, job.id);
+    const notYet = conflict(`job ${job.id} has no CronJob yet: the controller has not reconciled it`);
+    if (!resource) throw notYet;
+    let cronJob;
+    try {
+      cronJob = await this.options.cluster.readCronJob(resource.namespace, cronJobNameFor(resource.name));
+    } catch (error) {
+      throw statusOf(error) === 404 ? notYet : this.refusal(error);
+    }
+    await this.call(() => this.options.cluster.createJob(resource.namespace, manualJobFromCronJob(cronJob)));
+  }
+
+  /** Suspends every managed CronJob while paused; on resume, those of enabled jobs run again. */
+  async schedulerChanged(state: SchedulerState): Promise<void> {
+    const paused = isPausedAt(state, this.options.clock.now());
+    const enabled = new Set(
+      (await listJobs(this.options.pool)).filter((job) => job.enabled).map((job) => job.id),
+    );
+    const { items } = await this.call(() =>
+      this.options.cluster.listCronJobs(
+        this.options.watchNamespace,
+        `${LABEL_MANAGED_BY}=${MANAGED_BY_CRONDECK}`,
+      ),
+    );
+    for (const cronJob of items) {
+      const jobId = Number(cronJob.metadata?.labels?.[LABEL_JOB_ID]);
+      const suspend = paused || !enabled.has(jobId);
+      if ((cronJob.spec?.suspend ?? false) === suspend) continue;
+      await this.call(() =>
+        this.options.cluster.patchCronJob(cronJob.metadata?.namespace ?? '', cronJob.metadata?.name ?? '', {
+          spec: { suspend },
+        }),
+      );
+    }
+  }
+
+  private async call<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw this.refusal(error);
+    }
+  }
+
+  /** A 422 is the caller's input the cluster refused (400); anything else is the cluster's (503). */
+  private refusal(error: unknown): Error {
+    if (statusOf(error) === 422) return invalid(`the cluster refused the job: ${apiMessage(error)}`);
+    this.options.logger.warn('the cluster refused a request', { err: error });
+    return Object.assign(
+      new ClusterUnavailableError(`the cluster refused the change: ${apiMessage(error)}`),
+      {
+        cause: error,
+      },
+    );
+  }
+}
