@@ -127,10 +127,11 @@ describe('runCommand', () => {
       expect(isAlive(escapedPid(pidFile))).toBe(true);
     });
 
-    it('records a shell that exits at once as a success, not as a timeout', async () => {
+    it('records a shell that exits before its timeout as a success, not as a timeout', async () => {
       const pidFile = join(mkdtempSync(join(tmpdir(), 'crondeck-run-')), 'escaped.pid');
       const result = await runCommand({
-        command: `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 30' &`,
+        // The pause lets the background process leave the group before the shell's exit ends it.
+        command: `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 30' & sleep 0.2`,
         timeoutSeconds: 1,
         drainMs: 1500,
       });
