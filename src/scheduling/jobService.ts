@@ -87,9 +87,17 @@ export class JobService {
     return this.view(job, this.clock.now());
   }
 
-  /** Starts a run now. A disabled job can be run by hand too: disabling only stops the schedule. */
+  /**
+   * Starts a run now. A disabled job can be run by hand too: disabling only stops the schedule.
+   * One run of a job at a time, as for fire times (a fire time during a run is `skipped`): a
+   * second run while one is going (retries and their waits included) is refused, not started.
+   */
   async runNow(id: number): Promise<Job> {
     const job = await this.require(id);
+    // No await between the check and the start, so two requests cannot both pass it.
+    if (this.runtime.isRunning(job.id)) {
+      throw conflict(`job "${job.name}" is already running; wait for its run to finish`);
+    }
     this.runtime.runNow(job);
     return job;
   }

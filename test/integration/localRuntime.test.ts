@@ -86,6 +86,29 @@ describe('local runtime', () => {
     await attempts.waitForStarted(2);
   });
 
+  it('refuses a second run by hand while a run of the job is going, retries included', async () => {
+    const job = await createJob({
+      name: 'once-at-a-time',
+      schedule: '0 0 1 1 *',
+      retry: { maxAttempts: 1, baseDelay: 0 },
+    });
+    expect((await service.request('POST', `/api/jobs/${job.id}/run`)).status).toBe(200);
+    await attempts.waitForStarted(1);
+    const second = await service.request('POST', `/api/jobs/${job.id}/run`);
+    expect(second.status).toBe(409);
+    expect(second.body).toEqual({
+      error: 'job "once-at-a-time" is already running; wait for its run to finish',
+    });
+    attempts.finishNext({ status: 'failed', exitCode: 1 });
+    await attempts.waitForStarted(2);
+    expect((await service.request('POST', `/api/jobs/${job.id}/run`)).status).toBe(409);
+    attempts.finishNext();
+    await service.runtime.idle();
+    expect(attempts.started).toHaveLength(2);
+    expect((await service.request('POST', `/api/jobs/${job.id}/run`)).status).toBe(200);
+    await attempts.waitForStarted(3);
+  });
+
   it('retries a failed attempt with exponential backoff', async () => {
     const job = await createJob({
       name: 'flaky',
