@@ -3,29 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProcessGroup } from '../../src/runner/processGroup';
 import { runCommand } from '../../src/runner/runCommand';
-
-/** Alive and not a zombie (a killed orphan stays a zombie until init reaps it). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Waits up to `timeoutMs` for `pid` to be gone. A killed process closes its pipes before the kernel
- * marks it exited, so right when the run's output closes it may still show as running for a moment.
- */
-async function endsWithin(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
-}
+import { endsWithin, isAlive } from '../support/processes';
 
 describe('runCommand', () => {
   it('captures stdout and stderr separately and reports success', async () => {
