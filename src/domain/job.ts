@@ -82,6 +82,7 @@ const READ_ONLY_JOB_FIELDS = [
   'nextRun',
   'lastRun',
   'lastStatus',
+  'running',
   'scheduleDescription',
 ];
 

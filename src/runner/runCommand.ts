@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { FinalStatus } from '../domain/execution';
+import { type ProcessGroup, readProcessGroup } from './processGroup';
 import { TailBuffer } from './tailBuffer';
 
 export interface CommandOptions {
@@ -15,6 +16,16 @@ export interface CommandOptions {
   killGraceSeconds?: number;
   /** Aborting stops the command like a timeout would, but it counts as a failure. */
   signal?: AbortSignal;
+  /**
+   * Called once the command has spawned, with its process group (null where /proc cannot say),
+   * so that a later start of the service can end what a crash left running.
+   */
+  onSpawn?: (group: ProcessGroup | null) => void;
+  /**
+   * Milliseconds the run keeps reading output after the shell exited. A process that left the
+   * group (`setsid`) may hold the pipes open for as long as it likes; the run does not wait for it.
+   */
+  drainMs?: number;
 }
 
 export interface CommandResult {
@@ -27,6 +38,7 @@ export interface CommandResult {
 }
 
 export const DEFAULT_OUTPUT_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_DRAIN_MS = 1000;
 
 /**
  * Runs `sh -c command` in a process group of its own, so a timeout (TERM, then KILL after a grace
@@ -36,6 +48,7 @@ export const DEFAULT_OUTPUT_LIMIT_BYTES = 1024 * 1024;
 export function runCommand(options: CommandOptions): Promise<CommandResult> {
   const limit = options.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT_BYTES;
   const graceMs = (options.killGraceSeconds ?? 5) * 1000;
+  const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   const stdout = new TailBuffer(limit);
   const stderr = new TailBuffer(limit);
   const startedAt = new Date();
@@ -49,6 +62,8 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     });
     let stopReason: 'timeout' | 'aborted' | null = null;
     let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    if (child.pid) options.onSpawn?.(readProcessGroup(child.pid));
 
     const signalGroup = (signal: NodeJS.Signals): void => {
       try {
@@ -81,8 +96,13 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       settled = true;
       clearTimeout(timeoutTimer);
       clearTimeout(killTimer);
+      clearTimeout(drainTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      const errText = stderr.text() + extraStderr;
+      const captured = stderr.text();
+      const errText =
+        captured && extraStderr && !captured.endsWith('\n')
+          ? `${captured}\n${extraStderr}`
+          : captured + extraStderr;
       resolve({
         status: stopReason === 'timeout' ? 'timeout' : exitCode === 0 && !stopReason ? 'success' : 'failed',
         exitCode,
@@ -97,13 +117,25 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     };
 
     child.on('error', (error) => finish(127, `[crondeck] could not start the command: ${error.message}\n`));
-    child.on('exit', () => {
+    const exitCodeOf = (code: number | null, signal: NodeJS.Signals | null): number =>
+      code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
+    child.on('exit', (code, signal) => {
       // The shell is done; background processes it left behind would hold the pipes open and
       // outlive the run. A run owns its process group, so end it, as a pod's end would.
       signalGroup('SIGKILL');
+      // The outcome is decided: a timeout coming during the drain must not turn it into one.
+      clearTimeout(timeoutTimer);
+      // A process that left the group (setsid) can keep the pipes open indefinitely: read what
+      // is already on its way for a moment, then end the run with the shell's exit code.
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(
+          exitCodeOf(code, signal),
+          "[crondeck] output no longer read: a process that left the run's process group still holds it\n",
+        );
+      }, drainMs);
     });
-    child.on('close', (code, signal) => {
-      finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
-    });
+    child.on('close', (code, signal) => finish(exitCodeOf(code, signal)));
   });
 }

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { AttemptResult, Execution } from '../domain/execution';
+import type { ProcessGroup } from '../runner/processGroup';
 import type { Job } from '../domain/job';
 import type { Logger } from '../logging/logger';
 import { type Queryable, withTransaction } from '../store/database';
@@ -11,6 +12,8 @@ import {
   insertFinishedExecution,
   startAttempt,
 } from '../store/executions';
+import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
+import { endLeftoverRuns } from './leftoverRuns';
 
 /**
  * Called inside the transaction that records a finished execution, so whatever it writes (the
@@ -44,6 +47,11 @@ export class ExecutionRecorder {
   /** Opens the row of an attempt; it shows as running until `finish`. */
   start(job: Job, attempt: number, startedAt: Date): Promise<number> {
     return startAttempt(this.pool, { jobId: job.id, jobName: job.name, startedAt, attempt });
+  }
+
+  /** Keeps where a running attempt's processes are, so a start after a crash can end them. */
+  recordProcessGroup(executionId: number, group: ProcessGroup): Promise<void> {
+    return recordProcessGroup(this.pool, executionId, group);
   }
 
   /** Records the outcome of an attempt opened by `start`. Returns null if it was already closed. */
@@ -91,11 +99,16 @@ export class ExecutionRecorder {
    * recorded as failed, counted, and alerted like any failed final attempt.
    */
   async closeInterrupted(now: Date): Promise<Execution[]> {
+    // Their processes may still be running: end them first, so that the record says how.
+    const endings = await endLeftoverRuns(this.pool, this.logger);
     const closed = await withTransaction(this.pool, async (tx) => {
-      const executions = await closeInterruptedAttempts(
-        tx,
-        now,
-        '\n[crondeck] the service stopped during this run\n',
+      const executions: Execution[] = [];
+      for (const [id, ending] of endings) {
+        const execution = await closeAbandonedAttempt(tx, id, now, ending);
+        if (execution) executions.push(execution);
+      }
+      executions.push(
+        ...(await closeInterruptedAttempts(tx, now, '\n[crondeck] the service stopped during this run\n')),
       );
       for (const execution of executions) {
         const job = await findJob(tx, execution.jobId);

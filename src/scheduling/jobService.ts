@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
+import type { RunningAttempt } from '../domain/execution';
 import { conflict, notFound } from '../domain/errors';
 import { effectiveTimeZone, type Job, type JobInput } from '../domain/job';
 import type { Runtime } from '../runtime/runtime';
@@ -7,11 +8,13 @@ import { isUniqueViolation, withTransaction } from '../store/database';
 import { readListVersion } from '../store/listVersions';
 import { VersionedRenders } from '../store/versionedRenders';
 import * as jobs from '../store/jobs';
+import { findRunningAttempt } from '../store/runningAttempts';
 import { NextRunCache } from './nextRunCache';
 
-/** A job as the API shows it: the stored job plus when it fires next. */
+/** A job as the API shows it: the stored job plus when it fires next and its run in progress. */
 export interface JobView extends Job {
   nextRun: Date | null;
+  running: RunningAttempt | null;
 }
 
 /** Longest a rendered job list is reused, even when nothing says it changed. */
@@ -31,7 +34,8 @@ export class JobService {
 
   async list(): Promise<JobView[]> {
     const now = this.clock.now();
-    return (await jobs.listJobs(this.pool)).map((job) => this.view(job, now));
+    const { jobs: rows, running } = await jobs.listJobsWithVersion(this.pool);
+    return rows.map((job) => this.view(job, now, running.get(job.id) ?? null));
   }
 
   /**
@@ -45,8 +49,9 @@ export class JobService {
       'jobs',
       async () => {
         const readAt = this.clock.now().getTime();
-        const { jobs: rows, version } = await jobs.listJobsWithVersion(this.pool);
-        const views = rows.map((job) => this.view(job, new Date(readAt)));
+        // A run starting or ending bumps the version too (migration 006), so `running` stays true.
+        const { jobs: rows, running, version } = await jobs.listJobsWithVersion(this.pool);
+        const views = rows.map((job) => this.view(job, new Date(readAt), running.get(job.id) ?? null));
         let validUntil = readAt + RENDERED_LIST_MAX_AGE_MS;
         for (const view of views) {
           if (view.nextRun) validUntil = Math.min(validUntil, view.nextRun.getTime());
@@ -59,20 +64,20 @@ export class JobService {
   }
 
   async get(id: number): Promise<JobView> {
-    return this.view(await this.require(id), this.clock.now());
+    return this.viewWithRun(await this.require(id));
   }
 
   async create(input: JobInput): Promise<JobView> {
     const job = await this.translateConflict(input.name, () => jobs.insertJob(this.pool, input));
     this.runtime.jobSaved(job);
-    return this.view(job, this.clock.now());
+    return this.view(job, this.clock.now(), null);
   }
 
   async replace(id: number, input: JobInput): Promise<JobView> {
     const job = await this.translateConflict(input.name, () => jobs.updateJob(this.pool, id, input));
     if (!job) throw notFound(`job ${id} not found`);
     this.runtime.jobSaved(job);
-    return this.view(job, this.clock.now());
+    return this.viewWithRun(job);
   }
 
   async remove(id: number): Promise<void> {
@@ -84,12 +89,20 @@ export class JobService {
     const job = await jobs.setJobEnabled(this.pool, id, enabled);
     if (!job) throw notFound(`job ${id} not found`);
     this.runtime.jobSaved(job);
-    return this.view(job, this.clock.now());
+    return this.viewWithRun(job);
   }
 
-  /** Starts a run now. A disabled job can be run by hand too: disabling only stops the schedule. */
+  /**
+   * Starts a run now. A disabled job can be run by hand too: disabling only stops the schedule.
+   * One run of a job at a time, as for fire times (a fire time during a run is `skipped`): a
+   * second run while one is going (retries and their waits included) is refused, not started.
+   */
   async runNow(id: number): Promise<Job> {
     const job = await this.require(id);
+    // No await between the check and the start, so two requests cannot both pass it.
+    if (this.runtime.isRunning(job.id)) {
+      throw conflict(`job "${job.name}" is already running; wait for its run to finish`);
+    }
     this.runtime.runNow(job);
     return job;
   }
@@ -115,8 +128,12 @@ export class JobService {
     return this.nextRuns.nextAfter(job.schedule, effectiveTimeZone(job, this.defaultTimeZone), now);
   }
 
-  private view(job: Job, now: Date): JobView {
-    return { ...job, nextRun: this.nextRunOf(job, now) };
+  private view(job: Job, now: Date, running: RunningAttempt | null): JobView {
+    return { ...job, nextRun: this.nextRunOf(job, now), running };
+  }
+
+  private async viewWithRun(job: Job): Promise<JobView> {
+    return this.view(job, this.clock.now(), await findRunningAttempt(this.pool, job.id));
   }
 
   private async require(id: number): Promise<Job> {

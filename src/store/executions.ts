@@ -122,12 +122,12 @@ export async function closeInterruptedAttempts(db: Queryable, now: Date, note: s
 
 export interface ExecutionQuery {
   jobId?: number;
-  status?: FinalStatus;
+  status?: ExecutionStatus;
   limit: number;
 }
 
 /**
- * Finished executions, newest first, without their output, and the version of the list they were
+ * Executions, running ones included, newest first, without their output, and the version of the list they were
  * read from (see listVersions.ts). A named (prepared) statement: planning this query costs several
  * times more than running it on the index, so each connection plans each of its four shapes once.
  */
@@ -135,7 +135,8 @@ export async function listExecutions(
   db: Pool | PoolClient,
   query: ExecutionQuery,
 ): Promise<{ executions: Execution[]; version: string }> {
-  const conditions = ["status <> 'running'"];
+  // Running attempts are listed too (their version bumps as they start: migration 006).
+  const conditions = ['true'];
   const values: unknown[] = [];
   let name = 'crondeck_list_executions';
   if (query.jobId !== undefined) {

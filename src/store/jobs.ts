@@ -1,3 +1,4 @@
+import type { RunningAttempt } from '../domain/execution';
 import type { Job, JobInput } from '../domain/job';
 import type { Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
@@ -52,13 +53,41 @@ export async function listJobs(db: Queryable): Promise<Job[]> {
   return rows.map(toJob);
 }
 
-/** `listJobs` and the version of what it read (see listVersions.ts). */
-export async function listJobsWithVersion(db: Queryable): Promise<{ jobs: Job[]; version: string }> {
-  const { rows } = await db.query<JobRow & { list_version: string }>(
-    `${withListVersion('jobs', `SELECT ${JOB_COLUMNS} FROM jobs`)} ORDER BY q.id`,
+/**
+ * `listJobs`, each job's attempt in progress, and the version of what it read (see
+ * listVersions.ts), all from one snapshot: an attempt starting or ending bumps the version
+ * (migration 006). The running attempts come from the small partial index of running rows.
+ */
+export async function listJobsWithVersion(
+  db: Queryable,
+): Promise<{ jobs: Job[]; running: Map<number, RunningAttempt>; version: string }> {
+  const query = `SELECT ${JOB_COLUMNS}, r.running_id, r.running_started_at, r.running_attempt
+    FROM jobs LEFT JOIN (
+      SELECT DISTINCT ON (job_id) job_id AS running_job_id, id AS running_id,
+             started_at AS running_started_at, attempt AS running_attempt
+      FROM executions WHERE status = 'running' ORDER BY job_id, started_at DESC, id DESC
+    ) r ON r.running_job_id = jobs.id`;
+  const { rows } = await db.query<JobRow & RunningColumns & { list_version: string }>(
+    `${withListVersion('jobs', query)} ORDER BY q.id`,
   );
   const { version, rows: jobRows } = splitListVersion(rows, (row) => row.id === null);
-  return { jobs: jobRows.map(toJob), version };
+  const running = new Map<number, RunningAttempt>();
+  for (const row of jobRows) {
+    if (row.running_id !== null) {
+      running.set(row.id, {
+        executionId: Number(row.running_id),
+        startedAt: row.running_started_at!,
+        attempt: row.running_attempt!,
+      });
+    }
+  }
+  return { jobs: jobRows.map(toJob), running, version };
+}
+
+interface RunningColumns {
+  running_id: string | null;
+  running_started_at: Date | null;
+  running_attempt: number | null;
 }
 
 export async function findJob(db: Queryable, id: number): Promise<Job | null> {

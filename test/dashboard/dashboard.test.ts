@@ -1,4 +1,5 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { eventually, startTestService, type TestService } from '../support/service';
@@ -69,7 +70,9 @@ describe('dashboard in a browser', () => {
     await service.request('POST', `/api/jobs/${jobId}/run`);
     return eventually(async () => {
       const list = await service.request('GET', `/api/executions?jobId=${jobId}`);
-      return list.body[0] as { id: number; status: string } | undefined;
+      const latest = list.body[0] as { id: number; status: string } | undefined;
+      // Runs in progress are listed too: wait for the end.
+      return latest?.status === 'running' ? undefined : latest;
     });
   };
 
@@ -132,6 +135,30 @@ describe('dashboard in a browser', () => {
 
     await page.getByRole('link', { name: '← Back to executions' }).click();
     await page.locator('.executions-table tbody tr').first().waitFor();
+  });
+
+  it('shows a run in progress on its job, and refuses a second one', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'crondeck-dashboard-'));
+    const job = await createJob({
+      name: 'slow-export',
+      schedule: '0 3 * * *',
+      command: `while [ ! -e ${dir}/go ]; do sleep 0.1; done`,
+    });
+    open = await openDashboard(browser, service.url);
+    const { page } = open;
+    const row = jobRow(page, 'slow-export');
+    await row.getByText('never run').waitFor();
+
+    await row.getByRole('button', { name: 'Run slow-export now' }).click();
+    await row.locator('.badge-running').waitFor({ timeout: 20_000 });
+    await row.getByText(/^since /).waitFor();
+    await row.getByRole('button', { name: 'Run slow-export now' }).click();
+    await page.locator('.toast').filter({ hasText: 'is already running' }).waitFor();
+
+    writeFileSync(path.join(dir, 'go'), '');
+    await row.locator('.badge-success').waitFor({ timeout: 20_000 });
+    expect(await row.locator('.badge-running').count()).toBe(0);
+    expect((await service.request('GET', `/api/jobs/${job.id}`)).body.running).toBeNull();
   });
 
   it('checks the cron expression live and names what is wrong', async () => {

@@ -36,6 +36,7 @@ describe('jobs API', () => {
       nextRun: expect.stringMatching(/T02:00:00\.000Z$/),
       lastRun: null,
       lastStatus: null,
+      running: null,
     });
   });
 

@@ -20,7 +20,13 @@ describe('the lists are never stale', () => {
   const list = async () => {
     const response = await service.request('GET', '/api/jobs');
     expect(response.status).toBe(200);
-    return response.body as { id: number; name: string; lastStatus: string | null; nextRun: string }[];
+    return response.body as {
+      id: number;
+      name: string;
+      lastStatus: string | null;
+      nextRun: string;
+      running: unknown;
+    }[];
   };
   const sql = (text: string, values: unknown[] = []) => service.db.pool.query(text, values);
 
@@ -71,6 +77,8 @@ describe('the lists are never stale', () => {
     };
     const version = async () =>
       (await sql(`SELECT version FROM list_versions WHERE name = 'executions'`)).rows[0].version;
+    const jobsVersion = async () =>
+      (await sql(`SELECT version FROM list_versions WHERE name = 'jobs'`)).rows[0].version;
     const insert = async (status: string, startedAt: string) =>
       (
         await sql(
@@ -88,11 +96,23 @@ describe('the lists are never stale', () => {
       expect(await executions()).toEqual([`${old}:success`]);
       expect(await executions('?status=failed')).toEqual([]);
 
-      // An attempt starting shows nowhere and leaves the version alone (no contention on starts).
-      const before = await version();
+      // An attempt starting is listed as running, and on its job in the job list.
       const running = await insert('running', '2026-06-01T09:00:00Z');
-      expect(await version()).toBe(before);
-      expect(await executions()).toEqual([`${old}:success`]);
+      expect(await executions()).toEqual([`${running}:running`, `${old}:success`]);
+      expect(await executions('?status=running')).toEqual([`${running}:running`]);
+      expect((await list())[0]?.running).toEqual({
+        executionId: Number(running),
+        startedAt: '2026-06-01T09:00:00.000Z',
+        attempt: 0,
+      });
+      // Recording where its processes are changes no list: the versions stay.
+      const before = await version();
+      const jobsBefore = await jobsVersion();
+      await sql(
+        `UPDATE executions SET process_group = 1, process_start_ticks = 1, process_boot_id = 'x' WHERE id = $1`,
+        [running],
+      );
+      expect([await version(), await jobsVersion()]).toEqual([before, jobsBefore]);
 
       await sql(
         `UPDATE executions SET status = 'failed', finished_at = now(), duration_ms = 1, exit_code = 1
@@ -100,6 +120,8 @@ describe('the lists are never stale', () => {
         [running],
       );
       expect(await executions()).toEqual([`${running}:failed`, `${old}:success`]);
+      expect(await executions('?status=running')).toEqual([]);
+      expect((await list())[0]?.running).toBeNull();
       expect(await executions('?status=failed')).toEqual([`${running}:failed`]);
       expect(await executions(`?jobId=${jobId}&limit=1`)).toEqual([`${running}:failed`]);
 

@@ -54,7 +54,9 @@ describe('local runtime', () => {
     service.runtime.tick(clock.set('2026-06-01T10:03:00Z'));
     await attempts.waitForStarted(1);
     expect(attempts.started).toHaveLength(1);
-    await eventually(async () => (await executions(job.id)).length === 2);
+    await eventually(
+      async () => (await executions(job.id)).filter((e) => e.status === 'skipped').length === 2,
+    );
     attempts.finishNext();
     await service.runtime.idle();
     const statuses = (await executions(job.id)).map((e) => e.status).sort();
@@ -84,6 +86,64 @@ describe('local runtime', () => {
     await service.runtime.idle();
     service.runtime.tick(clock.set('2026-06-01T11:00:00Z'));
     await attempts.waitForStarted(2);
+  });
+
+  it('shows a run in progress on its job, in the list and as an execution', async () => {
+    const job = await createJob({ name: 'visible', schedule: '0 0 1 1 *' });
+    const listed = async () =>
+      ((await service.request('GET', '/api/jobs')).body as { id: number; running: unknown }[]).find(
+        (j) => j.id === job.id,
+      )!.running;
+    // The rendered list is cached now: the run starting must make it stale.
+    expect(await listed()).toBeNull();
+    await service.request('POST', `/api/jobs/${job.id}/run`);
+    await attempts.waitForStarted(1);
+    const running = (await eventually(async () => listed())) as { executionId: number };
+    expect(running).toEqual({ executionId: expect.any(Number), startedAt: expect.any(String), attempt: 0 });
+    expect((await service.request('GET', `/api/jobs/${job.id}`)).body.running).toEqual(running);
+    const detail = await service.request('GET', `/api/executions/${running.executionId}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body).toEqual({
+      id: running.executionId,
+      jobId: job.id,
+      jobName: 'visible',
+      status: 'running',
+      startedAt: (running as unknown as { startedAt: string }).startedAt,
+      finishedAt: null,
+      durationMs: null,
+      exitCode: null,
+      attempt: 0,
+      stdout: '',
+      stderr: '',
+    });
+    expect(await executions(job.id)).toMatchObject([{ id: running.executionId, status: 'running' }]);
+    attempts.finishNext();
+    await service.runtime.idle();
+    expect(await listed()).toBeNull();
+    expect(await executions(job.id)).toMatchObject([{ id: running.executionId, status: 'success' }]);
+  });
+
+  it('refuses a second run by hand while a run of the job is going, retries included', async () => {
+    const job = await createJob({
+      name: 'once-at-a-time',
+      schedule: '0 0 1 1 *',
+      retry: { maxAttempts: 1, baseDelay: 0 },
+    });
+    expect((await service.request('POST', `/api/jobs/${job.id}/run`)).status).toBe(200);
+    await attempts.waitForStarted(1);
+    const second = await service.request('POST', `/api/jobs/${job.id}/run`);
+    expect(second.status).toBe(409);
+    expect(second.body).toEqual({
+      error: 'job "once-at-a-time" is already running; wait for its run to finish',
+    });
+    attempts.finishNext({ status: 'failed', exitCode: 1 });
+    await attempts.waitForStarted(2);
+    expect((await service.request('POST', `/api/jobs/${job.id}/run`)).status).toBe(409);
+    attempts.finishNext();
+    await service.runtime.idle();
+    expect(attempts.started).toHaveLength(2);
+    expect((await service.request('POST', `/api/jobs/${job.id}/run`)).status).toBe(200);
+    await attempts.waitForStarted(3);
   });
 
   it('retries a failed attempt with exponential backoff', async () => {
@@ -182,7 +242,7 @@ describe('local runtime', () => {
       `INSERT INTO executions (job_id, job_name, status, started_at, attempt) VALUES ($1, 'crashed', 'running', $2, 0)`,
       [job.id, clock.now()],
     );
-    expect(await executions(job.id)).toEqual([]);
+    expect(await executions(job.id)).toMatchObject([{ status: 'running' }]);
     const restarted = await startTestService({ clock, db: service.db });
     try {
       const [execution] = (await restarted.request('GET', `/api/executions?jobId=${job.id}`)).body;

@@ -1,30 +1,9 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ProcessGroup } from '../../src/runner/processGroup';
 import { runCommand } from '../../src/runner/runCommand';
-
-/** Alive and not a zombie (a killed orphan stays a zombie until init reaps it). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Waits up to `timeoutMs` for `pid` to be gone. A killed process closes its pipes before the kernel
- * marks it exited, so right when the run's output closes it may still show as running for a moment.
- */
-async function endsWithin(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
-}
+import { endsWithin, isAlive } from '../support/processes';
 
 describe('runCommand', () => {
   it('captures stdout and stderr separately and reports success', async () => {
@@ -83,6 +62,77 @@ describe('runCommand', () => {
     expect(result.status).toBe('success');
     const background = Number(readFileSync(pidFile, 'utf8'));
     expect(await endsWithin(background, 2000)).toBe(true);
+  });
+
+  describe('with a process that leaves the process group (setsid) and holds the output', () => {
+    const escaped: number[] = [];
+    afterEach(() => {
+      for (const pid of escaped.splice(0)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+    });
+    const escapedPid = (pidFile: string) => {
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      escaped.push(pid);
+      return pid;
+    };
+
+    it('ends a run whose shell exits, with the shell exit code, without waiting for it', async () => {
+      const pidFile = join(mkdtempSync(join(tmpdir(), 'crondeck-run-')), 'escaped.pid');
+      const result = await runCommand({
+        command: `echo before; setsid sh -c 'echo $$ > ${pidFile}; exec sleep 30' & sleep 0.2; exit 4`,
+        timeoutSeconds: 0,
+      });
+      expect(result).toMatchObject({ status: 'failed', exitCode: 4, stdout: 'before\n' });
+      expect(result.stderr).toContain("a process that left the run's process group still holds it");
+      // The run did not wait for the escaped process: it is still there.
+      expect(isAlive(escapedPid(pidFile))).toBe(true);
+    });
+
+    it('ends a run at its timeout plus the kill grace, with the exit code of the kill', async () => {
+      const pidFile = join(mkdtempSync(join(tmpdir(), 'crondeck-run-')), 'escaped.pid');
+      const result = await runCommand({
+        command: `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 30' & trap '' TERM; while :; do sleep 0.1; done`,
+        timeoutSeconds: 1,
+        killGraceSeconds: 0.5,
+      });
+      expect(result).toMatchObject({ status: 'timeout', exitCode: 137 });
+      expect(result.stderr).toContain('timed out after 1s');
+      expect(isAlive(escapedPid(pidFile))).toBe(true);
+    });
+
+    it('records a shell that exits before its timeout as a success, not as a timeout', async () => {
+      const pidFile = join(mkdtempSync(join(tmpdir(), 'crondeck-run-')), 'escaped.pid');
+      const result = await runCommand({
+        // The pause lets the background process leave the group before the shell's exit ends it.
+        command: `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 30' & sleep 0.2`,
+        timeoutSeconds: 1,
+        drainMs: 1500,
+      });
+      expect(result).toMatchObject({ status: 'success', exitCode: 0 });
+      escapedPid(pidFile);
+    });
+  });
+
+  it('reports the process group it runs in as soon as it has spawned', async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'crondeck-run-')), 'shell.pid');
+    let reported: ProcessGroup | null = null;
+    const result = await runCommand({
+      command: `echo $$ > ${pidFile}; sleep 0.2`,
+      timeoutSeconds: 0,
+      onSpawn: (group) => (reported = group),
+    });
+    expect(result.status).toBe('success');
+    const shell = Number(readFileSync(pidFile, 'utf8'));
+    expect(reported).toEqual({
+      pgid: shell,
+      leaderStartTicks: expect.stringMatching(/^[0-9]+$/),
+      bootId: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+    });
   });
 
   it('keeps the tail of output of several MiB within the limit', async () => {

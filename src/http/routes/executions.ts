@@ -10,9 +10,12 @@ import { parseOrThrow, parsePathId, pathIdSchema } from '../validate';
 
 export const MAX_EXECUTIONS_LIMIT = 1000;
 
+/** Attempts in progress are listed too, as `running`, until they finish. */
+const LISTED_STATUSES = [...FINAL_STATUSES, 'running'] as const;
+
 const listQuerySchema = z.object({
   jobId: pathIdSchema.optional(),
-  status: z.enum(FINAL_STATUSES, { error: `must be one of ${FINAL_STATUSES.join(', ')}` }).optional(),
+  status: z.enum(LISTED_STATUSES, { error: `must be one of ${LISTED_STATUSES.join(', ')}` }).optional(),
   limit: z
     .string({ error: 'must be a positive integer' })
     .regex(/^[0-9]+$/, { error: 'must be a positive integer' })
@@ -67,7 +70,8 @@ export function executionsRouter(pool: Pool): Router {
   router.get('/:id', async (req, res) => {
     const id = parsePathId(req.params);
     const execution = await findExecution(pool, id);
-    if (!execution || execution.status === 'running') throw notFound(`execution ${id} not found`);
+    // A running attempt answers too: finishedAt, durationMs and exitCode are null until it ends.
+    if (!execution) throw notFound(`execution ${id} not found`);
     res.json({ ...summaryToJson(execution), stdout: execution.stdout, stderr: execution.stderr });
   });
 

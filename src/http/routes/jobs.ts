@@ -28,6 +28,7 @@ export function jobToJson(job: JobView) {
     nextRun: job.nextRun,
     lastRun: job.lastRun,
     lastStatus: job.lastStatus,
+    running: job.running,
   };
 }
 

@@ -3,6 +3,7 @@ import { checkCron, nextFireTime } from '../../domain/cron';
 import { effectiveTimeZone, type Job } from '../../domain/job';
 import type { Logger } from '../../logging/logger';
 import { jobEnvironment } from '../../runner/jobEnvironment';
+import type { ProcessGroup } from '../../runner/processGroup';
 import { retryDelaySeconds, totalAttempts } from '../../runner/retry';
 import { type CommandResult, runCommand } from '../../runner/runCommand';
 import type { ExecutionRecorder } from '../../scheduling/executionRecorder';
@@ -12,7 +13,12 @@ import { retryWhileUnavailable } from '../../store/transient';
 import type { Runtime } from '../runtime';
 
 /** Runs one attempt of a job; the default spawns the command, tests may substitute. */
-export type AttemptRunner = (job: Job, attempt: number, signal: AbortSignal) => Promise<CommandResult>;
+export type AttemptRunner = (
+  job: Job,
+  attempt: number,
+  signal: AbortSignal,
+  onSpawn?: (group: ProcessGroup | null) => void,
+) => Promise<CommandResult>;
 
 export interface LocalRuntimeOptions {
   recorder: ExecutionRecorder;
@@ -231,7 +237,13 @@ export class LocalRuntime implements Runtime {
       const executionId = await this.whileUnavailable(() =>
         this.options.recorder.start(job, attempt, new Date()),
       );
-      const result = await this.runAttempt(job, attempt, signal);
+      // Where the attempt's processes are, so that a start after a crash can end them.
+      const onSpawn = (group: ProcessGroup | null) =>
+        group &&
+        this.options.recorder
+          .recordProcessGroup(executionId, group)
+          .catch((error) => this.options.logger.warn('could not record a process group', { err: error }));
+      const result = await this.runAttempt(job, attempt, signal, onSpawn);
       // A timeout is not retried, and neither is a run stopped by shutdown or deletion.
       const final = result.status !== 'failed' || attempt === attempts - 1 || signal.aborted;
       const stderr = signal.aborted
@@ -249,11 +261,17 @@ export class LocalRuntime implements Runtime {
 /** How long a run keeps trying to record its result while the database is unreachable. */
 const RECORD_RETRY_BUDGET_MS = 10 * 60_000;
 
-function spawnAttempt(job: Job, attempt: number, signal: AbortSignal): Promise<CommandResult> {
+function spawnAttempt(
+  job: Job,
+  attempt: number,
+  signal: AbortSignal,
+  onSpawn?: (group: ProcessGroup | null) => void,
+): Promise<CommandResult> {
   return runCommand({
     command: job.command,
     timeoutSeconds: job.timeout,
     env: jobEnvironment(process.env, { jobId: job.id, jobName: job.name, attempt }),
     signal,
+    onSpawn,
   });
 }

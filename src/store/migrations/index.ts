@@ -3,6 +3,7 @@ import { mailboxSchema } from './002_mailbox';
 import { alertsSchema } from './003_alerts';
 import { listVersionsSchema } from './004_list_versions';
 import { labelChunkDatesSchema } from './005_label_chunk_dates';
+import { runningRunsSchema } from './006_running_runs';
 import { kubernetesSchema } from './008_kubernetes';
 
 export interface Migration {
@@ -21,5 +22,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'alerts', sql: alertsSchema },
   { version: 4, name: 'list versions', sql: listVersionsSchema },
   { version: 5, name: 'label chunk dates', sql: labelChunkDatesSchema },
+  { version: 6, name: 'running runs', sql: runningRunsSchema },
   { version: 8, name: 'kubernetes', sql: kubernetesSchema },
 ];

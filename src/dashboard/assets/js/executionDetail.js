@@ -72,6 +72,10 @@ export function createExecutionDetailView(section) {
         ),
         fact('Attempt', String(execution.attempt)),
       ),
+      // Output is stored when an attempt ends; until then there is none to show.
+      execution.status === 'running'
+        ? h('p', { class: 'muted running-note' }, 'Still running: its output is shown once it ends.')
+        : null,
       outputs,
     );
   }

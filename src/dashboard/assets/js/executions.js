@@ -5,7 +5,7 @@ import { h, reconcile, replaceChildren, setAttr, setText } from './dom.js';
 import { formatCompact, formatDateTime, formatDuration, formatRelative } from './format.js';
 import { statusBadge, updateStatusBadge } from './ui.js';
 
-const STATUSES = ['success', 'failed', 'timeout', 'skipped'];
+const STATUSES = ['running', 'success', 'failed', 'timeout', 'skipped'];
 const LIMITS = [50, 100, 250, 500];
 
 /** The hash of the list with `params` as its filters. */

@@ -225,10 +225,14 @@ export function createJobsView(section, ctx) {
       setText(p.nextAbs, '');
     }
 
-    updateStatusBadge(p.badge, job.lastStatus);
-    setText(p.last, job.lastRun ? formatRelative(job.lastRun) : '');
-    setAttr(p.last, 'datetime', job.lastRun ?? null);
-    setAttr(p.last, 'title', job.lastRun ? formatDateTime(job.lastRun) : null);
+    // A run in progress comes first: "never run" or the previous outcome would mislead.
+    const running = job.running;
+    const shownAt = running ? running.startedAt : job.lastRun;
+    updateStatusBadge(p.badge, running ? 'running' : job.lastStatus);
+    const attemptNote = running?.attempt ? ` (retry ${running.attempt})` : '';
+    setText(p.last, shownAt ? `${running ? 'since ' : ''}${formatRelative(shownAt)}${attemptNote}` : '');
+    setAttr(p.last, 'datetime', shownAt ?? null);
+    setAttr(p.last, 'title', shownAt ? `${running ? 'Running since ' : ''}${formatDateTime(shownAt)}` : null);
 
     if (!p.toggle.disabled) p.toggle.checked = job.enabled;
     setAttr(p.toggle, 'aria-label', `Enabled: ${job.name}`);

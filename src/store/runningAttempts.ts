@@ -1,0 +1,71 @@
+import type { Execution, RunningAttempt } from '../domain/execution';
+import type { ProcessGroup } from '../runner/processGroup';
+import type { Queryable } from './database';
+import { findExecution } from './executions';
+
+/** The job's latest attempt in progress, or null. */
+export async function findRunningAttempt(db: Queryable, jobId: number): Promise<RunningAttempt | null> {
+  const { rows } = await db.query<{ id: string; started_at: Date; attempt: number }>(
+    `SELECT id, started_at, attempt FROM executions WHERE status = 'running' AND job_id = $1
+     ORDER BY started_at DESC, id DESC LIMIT 1`,
+    [jobId],
+  );
+  const row = rows[0];
+  return row ? { executionId: Number(row.id), startedAt: row.started_at, attempt: row.attempt } : null;
+}
+
+/** Keeps where a running attempt's processes are, for the start after a crash (migration 006). */
+export async function recordProcessGroup(
+  db: Queryable,
+  executionId: number,
+  group: ProcessGroup,
+): Promise<void> {
+  await db.query(
+    `UPDATE executions SET process_group = $2, process_start_ticks = $3, process_boot_id = $4
+     WHERE id = $1 AND status = 'running'`,
+    [executionId, group.pgid, group.leaderStartTicks, group.bootId],
+  );
+}
+
+/** Running attempts whose process group is known, with that group. */
+export async function listRunningProcessGroups(
+  db: Queryable,
+): Promise<{ executionId: number; group: ProcessGroup }[]> {
+  const { rows } = await db.query<{
+    id: string;
+    process_group: number;
+    process_start_ticks: string;
+    process_boot_id: string;
+  }>(
+    `SELECT id, process_group, process_start_ticks, process_boot_id FROM executions
+     WHERE status = 'running' AND process_group IS NOT NULL`,
+  );
+  return rows.map((row) => ({
+    executionId: Number(row.id),
+    group: {
+      pgid: row.process_group,
+      leaderStartTicks: String(row.process_start_ticks),
+      bootId: row.process_boot_id,
+    },
+  }));
+}
+
+/**
+ * Closes one attempt that a previous process left running, as failed with what is known of its
+ * end (`exitCode`, and `note` appended to its stderr). Returns null when it is not running any more.
+ */
+export async function closeAbandonedAttempt(
+  db: Queryable,
+  executionId: number,
+  now: Date,
+  ending: { exitCode: number; note: string },
+): Promise<Execution | null> {
+  const { rowCount } = await db.query(
+    `UPDATE executions SET status = 'failed', finished_at = $2,
+       duration_ms = LEAST(2147483647, GREATEST(0, EXTRACT(EPOCH FROM ($2::timestamptz - started_at)) * 1000))::int,
+       exit_code = $3, stderr = stderr || $4
+     WHERE id = $1 AND status = 'running'`,
+    [executionId, now, ending.exitCode, ending.note],
+  );
+  return rowCount ? findExecution(db, executionId) : null;
+}
