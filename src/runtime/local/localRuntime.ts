@@ -4,7 +4,7 @@ import { effectiveTimeZone, type Job } from '../../domain/job';
 import type { Logger } from '../../logging/logger';
 import { jobEnvironment } from '../../runner/jobEnvironment';
 import type { ProcessGroup } from '../../runner/processGroup';
-import { retryDelaySeconds, totalAttempts } from '../../runner/retry';
+import { runAttempts } from '../../runner/attemptLoop';
 import { type CommandResult, runCommand } from '../../runner/runCommand';
 import type { ExecutionRecorder } from '../../scheduling/executionRecorder';
 import { isPausedAt } from '../../scheduling/schedulerControl';
@@ -53,15 +53,6 @@ interface ActiveRun {
 /** Longest the timer sleeps, so a wall-clock jump is noticed within a minute. */
 const MAX_TIMER_MS = 60_000;
 
-const defaultSleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-
 /**
  * The in-process scheduler of `crondeck serve` without a cluster: it fires each enabled job at its
  * cron times in the job's time zone and runs the command as a child process.
@@ -77,11 +68,9 @@ export class LocalRuntime implements Runtime {
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly runAttempt: AttemptRunner;
-  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 
   constructor(private readonly options: LocalRuntimeOptions) {
     this.runAttempt = options.runAttempt ?? spawnAttempt;
-    this.sleep = options.sleep ?? defaultSleep;
   }
 
   async start(): Promise<void> {
@@ -226,35 +215,26 @@ export class LocalRuntime implements Runtime {
     this.active.add(run);
   }
 
-  /** One run: the first attempt and its retries, each recorded as it finishes. */
+  /** One run: the first attempt and its retries, each recorded in the database as it goes. */
   private async execute(job: Job, signal: AbortSignal): Promise<void> {
-    const attempts = totalAttempts(job.retry);
-    for (let attempt = 0; attempt < attempts; attempt++) {
-      if (attempt > 0) {
-        await this.sleep(retryDelaySeconds(job.retry?.baseDelay ?? 0, attempt) * 1000, signal);
-        if (signal.aborted) return;
-      }
-      const executionId = await this.whileUnavailable(() =>
-        this.options.recorder.start(job, attempt, new Date()),
-      );
-      // Where the attempt's processes are, so that a start after a crash can end them.
-      const onSpawn = (group: ProcessGroup | null) =>
-        group &&
-        this.options.recorder
-          .recordProcessGroup(executionId, group)
-          .catch((error) => this.options.logger.warn('could not record a process group', { err: error }));
-      const result = await this.runAttempt(job, attempt, signal, onSpawn);
-      // A timeout is not retried, and neither is a run stopped by shutdown or deletion.
-      const final = result.status !== 'failed' || attempt === attempts - 1 || signal.aborted;
-      const stderr = signal.aborted
-        ? `${result.stderr}[crondeck] stopped: the service is shutting down or the job was deleted\n`
-        : result.stderr;
-      // The result exists only in memory until this commits: ride out a database restart.
-      await this.whileUnavailable(() =>
-        this.options.recorder.finish(job, executionId, { ...result, stderr }, final),
-      );
-      if (final) return;
-    }
+    const { recorder, logger } = this.options;
+    await runAttempts<number>({
+      retry: job.retry,
+      signal,
+      sleep: this.options.sleep,
+      abortNote: '[crondeck] stopped: the service is shutting down or the job was deleted\n',
+      execute: (attempt, runSignal, onSpawn) => this.runAttempt(job, attempt, runSignal, onSpawn),
+      recorder: {
+        started: (attempt, startedAt) => this.whileUnavailable(() => recorder.start(job, attempt, startedAt)),
+        processGroup: (executionId, group) =>
+          void recorder
+            .recordProcessGroup(executionId, group)
+            .catch((error) => logger.warn('could not record a process group', { err: error })),
+        // The result exists only in memory until this commits: ride out a database restart.
+        finished: (executionId, _attempt, result, final) =>
+          this.whileUnavailable(() => recorder.finish(job, executionId, result, final)).then(() => undefined),
+      },
+    });
   }
 }
 
