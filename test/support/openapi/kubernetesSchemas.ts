@@ -114,8 +114,22 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
   });
 }
 
+/**
+ * The API server's JSON decoder reads `null` as "not set" (templates come back with
+ * `creationTimestamp: null`), so nulls are dropped before validation, as the server would.
+ */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, field]) => field !== null)
+      .map(([key, field]) => [key, withoutNulls(field)]),
+  );
+}
+
 function run(validate: ValidateFunction, object: unknown): ValidationResult {
-  const valid = validate(object) as boolean;
+  const valid = validate(withoutNulls(object)) as boolean;
   return { valid, errors: valid ? [] : describeErrors(validate.errors) };
 }
 
