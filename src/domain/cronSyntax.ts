@@ -135,6 +135,10 @@ function canonicalItem(item: string, spec: FieldSpec, index: number): Item {
   const [, low = '', high, stepText] = match;
   const step = stepText === undefined ? 1 : number(stepText, spec, 'step');
   if (step < 1) fail(`${spec.name} step ${stepText} must be at least 1`);
+  // A wider step only ever hits the start; refusing it keeps absurd numbers out of every parser.
+  if (step > spec.max - spec.min + 1) {
+    fail(`${spec.name} step ${stepText} is larger than the ${spec.name} range ${spec.min}-${spec.max}`);
+  }
   const isDayOfWeek = index === DAY_OF_WEEK;
   // Day-of-week ranges stop at 6 for * and N/step: robfig/cron knows no 7.
   const top = isDayOfWeek ? 6 : spec.max;
@@ -207,14 +211,19 @@ function range(start: number, end: number, step: number): number[] {
   return values;
 }
 
-/** 1,2,3,5 → 1-3,5 */
+/** 1,2,3,5,6 → 1-3,5,6: only runs of three or more become ranges, which read better described. */
 function compress(values: number[]): string {
   const parts: string[] = [];
   for (let i = 0; i < values.length;) {
     let j = i;
     while (j + 1 < values.length && values[j + 1] === values[j]! + 1) j++;
-    parts.push(j > i ? `${values[i]}-${values[j]}` : `${values[i]}`);
-    i = j + 1;
+    if (j - i >= 2) {
+      parts.push(`${values[i]}-${values[j]}`);
+      i = j + 1;
+    } else {
+      parts.push(`${values[i]}`);
+      i += 1;
+    }
   }
   return parts.join(',');
 }
