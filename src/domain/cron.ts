@@ -1,66 +1,45 @@
 import { CronExpressionParser } from 'cron-parser';
 import cronstrue from 'cronstrue';
+import { parseCronSyntax } from './cronSyntax';
 import { instantOfWallTime, wallTimeOf } from './timezone';
 
-/** The macros that Kubernetes CronJobs accept too, so a schedule means the same in both runtimes. */
-const MACROS: Record<string, string> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
-
-export type CronCheck = { valid: true; fields: string } | { valid: false; error: string };
+export type CronCheck = { valid: true; fields: string; nickname?: string } | { valid: false; error: string };
 
 /**
- * Validates a five-field cron expression (minute hour day-of-month month day-of-week) or a macro.
- * The error names what is wrong, e.g. an out-of-range minute.
+ * Validates a cron expression in the dialect of ./cronSyntax (five fields or a nickname) and gives
+ * its canonical fields, which every other function here expects. The error names what is wrong,
+ * e.g. an out-of-range minute or a form such as H or L that is not supported.
  */
 export function checkCron(expression: string): CronCheck {
-  const trimmed = expression.trim();
-  if (trimmed.length === 0) return { valid: false, error: 'cron expression is empty' };
-  const macro = MACROS[trimmed.toLowerCase()];
-  if (trimmed.startsWith('@') && !macro) {
-    return { valid: false, error: `unknown macro ${trimmed}: use one of ${Object.keys(MACROS).join(', ')}` };
-  }
-  const fields = macro ?? trimmed.split(/\s+/).join(' ');
-  const count = fields.split(' ').length;
-  if (count !== 5) {
-    return {
-      valid: false,
-      error: `cron expression must have 5 fields (minute hour day-of-month month day-of-week), got ${count}`,
-    };
-  }
+  const syntax = parseCronSyntax(expression);
+  if (!syntax.valid) return syntax;
   try {
     // next() too: an expression like "0 0 30 2 *" parses but never fires.
-    CronExpressionParser.parse(fields, { tz: 'UTC' }).next();
+    CronExpressionParser.parse(syntax.fields, { tz: 'UTC' }).next();
   } catch (error) {
-    return { valid: false, error: describeParserError(error, fields) };
+    return { valid: false, error: describeParserError(error) };
   }
-  return { valid: true, fields };
+  return syntax;
 }
 
-const FIELD_NAMES = ['minute', 'hour', 'day-of-month', 'month', 'day-of-week'];
-const FIELD_RANGES = ['0-59', '0-23', '1-31', '1-12', '0-7'];
-
-function describeParserError(error: unknown, fields: string): string {
+function describeParserError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  // cron-parser says "Constraint error, got value 60 expected range 0-59"; name the field too.
-  const range = /expected range (\d+-\d+)/.exec(message)?.[1];
-  const index = range ? FIELD_RANGES.indexOf(range) : -1;
-  if (index >= 0) {
-    const value = /got value (\S+)/.exec(message)?.[1] ?? fields.split(' ')[index];
-    return `${FIELD_NAMES[index]} value ${value} is out of range ${range}`;
+  if (/day of month/i.test(message)) {
+    return 'day-of-month and month never meet (such as 30 February): the schedule would never fire';
   }
-  return message;
+  return `cron expression is not supported: ${message}`;
 }
 
-/** Plain-language description, e.g. "At 02:30 AM". */
+/**
+ * Plain-language description, e.g. "At 02:30 AM". cronstrue throws plain strings on input it does
+ * not know; a valid schedule must never fail to display, so fall back to the fields themselves.
+ */
 export function describeCron(fields: string): string {
-  return cronstrue.toString(fields, { verbose: false });
+  try {
+    return cronstrue.toString(fields, { verbose: false });
+  } catch {
+    return `cron schedule ${fields}`;
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { checkCron, describeCron, nextFireTime } from '../../src/domain/cron';
+import { describeSchedule } from '../../src/domain/cronDescription';
 import { instantOfWallTime, isValidTimeZone, wallTimeOf } from '../../src/domain/timezone';
 
 /** The fire times after `start`, as ISO strings. */
@@ -28,7 +29,7 @@ describe('checkCron', () => {
     ['0 0 32 * *', 'day-of-month value 32 is out of range 1-31'],
     ['0 0 * 13 *', 'month value 13 is out of range 1-12'],
     ['* * *', 'cron expression must have 5 fields (minute hour day-of-month month day-of-week), got 3'],
-    ['0 * * * * *', 'cron expression must have 5 fields (minute hour day-of-month month day-of-week), got 6'],
+    ['0 * * * * *', '6 fields (a seconds field) are not supported: use 5 fields, minute first'],
     ['', 'cron expression is empty'],
     ['@sometimes', 'unknown macro @sometimes'],
   ])('rejects %p naming the problem', (expression, message) => {
@@ -45,6 +46,20 @@ describe('checkCron', () => {
 describe('describeCron', () => {
   it('speaks plain language', () => {
     expect(describeCron('*/5 * * * *')).toBe('Every 5 minutes');
+  });
+
+  it('falls back to the fields where cronstrue throws (it throws strings)', () => {
+    expect(describeCron('H * * * *')).toBe('cron schedule H * * * *');
+  });
+});
+
+describe('describeSchedule', () => {
+  it('answers valid false, never throws, when a later step fails', () => {
+    // The route checks the zone first; this is the net under any path that still throws.
+    expect(describeSchedule('0 9 * * *', 'Mars/Olympus', new Date('2026-06-01T00:00:00Z'))).toEqual({
+      valid: false,
+      error: expect.stringMatching(/^cannot read this cron expression: /),
+    });
   });
 });
 

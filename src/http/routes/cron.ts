@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { checkCron, describeCron, nextFireTime } from '../../domain/cron';
+import { describeSchedule } from '../../domain/cronDescription';
 import type { Clock } from '../../domain/clock';
 import { timeZoneSchema } from '../../domain/job';
 import { parseOrThrow } from '../validate';
@@ -13,20 +13,11 @@ const describeQuerySchema = z.object({
 export function cronRouter(clock: Clock, defaultTimeZone: string): Router {
   const router = Router();
 
-  // An invalid expression is an answer, not an error: 200 with valid false and the reason.
+  // An invalid expression is an answer, not an error: 200 with valid false and the reason. The
+  // dashboard asks while the user types, so no expression may turn this into a 500.
   router.get('/describe', (req, res) => {
     const query = parseOrThrow(describeQuerySchema, req.query);
-    const check = checkCron(query.expr);
-    if (!check.valid) {
-      res.json({ valid: false, error: check.error });
-      return;
-    }
-    const timeZone = query.timezone ?? defaultTimeZone;
-    res.json({
-      valid: true,
-      description: describeCron(check.fields),
-      nextRun: nextFireTime(check.fields, timeZone, clock.now()),
-    });
+    res.json(describeSchedule(query.expr, query.timezone ?? defaultTimeZone, clock.now()));
   });
 
   return router;

@@ -106,7 +106,11 @@ export function createJobsView(section, ctx) {
           descriptions.set(job.schedule, result.valid ? result.description : `invalid: ${result.error}`);
           render();
         })
-        .catch(() => descriptions.delete(job.schedule));
+        // Not asked again on the next refresh: a failing answer would fail every 5 s. A reload asks again.
+        .catch(() => {
+          descriptions.set(job.schedule, 'description unavailable');
+          render();
+        });
     }
   }
 
