@@ -3,11 +3,13 @@ import { parseArgs } from 'node:util';
 import { readEnvironment } from './config/environment';
 import { readJobsFile } from './config/jobsFile';
 import { assertSafeListenAddress } from './config/listenAddress';
+import { MANIFESTS_USAGE, runManifestsCommand } from './controller/crds/manifestsCommand';
 import { createLogger } from './logging/logger';
 import { startService } from './service';
 import { openDatabase } from './store/open';
 
 const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
+       crondeck manifests [--out DIR]
 
   serve     run the service: REST API, metrics, dashboard and the in-process scheduler
             (an embedded database in ./data unless DATABASE_URL is set)
@@ -16,7 +18,9 @@ Options of serve:
   --config FILE   jobs to declare at start (YAML or JSON with a "jobs" list)
   --port N        port to listen on (default: PORT or 7433)
   --host ADDR     address to listen on (default: HOST or 127.0.0.1)
-  --insecure      allow a non-loopback address without SERVICE_API_TOKEN`;
+  --insecure      allow a non-loopback address without SERVICE_API_TOKEN
+
+${MANIFESTS_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -59,6 +63,8 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return serve(rest);
+    case 'manifests':
+      return runManifestsCommand(rest, (text) => process.stdout.write(text));
     case undefined:
     case '-h':
     case '--help':

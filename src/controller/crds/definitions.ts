@@ -1,0 +1,158 @@
+import type { V1CustomResourceColumnDefinition } from '@kubernetes/client-node';
+import type { z } from 'zod';
+import { alertConfigSpecSchema, alertConfigStatusSchema } from '../resources/alertConfig';
+import { CRONDECK_GROUP, CRONDECK_VERSION } from '../resources/group';
+import { scheduledJobSpecSchema, scheduledJobStatusSchema } from '../resources/scheduledJob';
+import { type JsonSchemaNode, structuralSchemaOf } from './structuralSchema';
+
+/** A CustomResourceDefinition as written to YAML (the wire form, not client-node's model). */
+export interface CrdManifest {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string; labels: Record<string, string> };
+  spec: {
+    group: string;
+    scope: 'Namespaced';
+    names: {
+      plural: string;
+      singular: string;
+      kind: string;
+      listKind: string;
+      shortNames: string[];
+      categories: string[];
+    };
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      subresources: { status: Record<string, never> };
+      additionalPrinterColumns: V1CustomResourceColumnDefinition[];
+      schema: { openAPIV3Schema: JsonSchemaNode & { properties: Record<string, JsonSchemaNode> } };
+    }[];
+  };
+}
+
+interface ResourceDefinition {
+  kind: string;
+  plural: string;
+  shortNames: string[];
+  description: string;
+  spec: z.ZodType;
+  status: z.ZodType;
+  columns: V1CustomResourceColumnDefinition[];
+}
+
+const AGE_COLUMN: V1CustomResourceColumnDefinition = {
+  name: 'Age',
+  type: 'date',
+  jsonPath: '.metadata.creationTimestamp',
+};
+
+const SCHEDULED_JOB: ResourceDefinition = {
+  kind: 'ScheduledJob',
+  plural: 'scheduledjobs',
+  shortNames: ['sj', 'sjob'],
+  description:
+    'ScheduledJob runs a shell command on a cron schedule, in a pod, and records every run in Crondeck.',
+  spec: scheduledJobSpecSchema,
+  status: scheduledJobStatusSchema,
+  columns: [
+    { name: 'Schedule', type: 'string', jsonPath: '.spec.schedule', description: 'Cron schedule' },
+    { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspend', description: 'No new runs are started' },
+    {
+      name: 'Last Status',
+      type: 'string',
+      jsonPath: '.status.lastStatus',
+      description: 'Outcome of the last run',
+    },
+    { name: 'Last Run', type: 'date', jsonPath: '.status.lastRun', description: 'Start of the last run' },
+    // A "date" column shows an age, and kubectl prints <invalid> for a time in the future.
+    { name: 'Next Run', type: 'string', jsonPath: '.status.nextRun', description: 'Next planned run (UTC)' },
+    AGE_COLUMN,
+  ],
+};
+
+const ALERT_CONFIG: ResourceDefinition = {
+  kind: 'AlertConfig',
+  plural: 'alertconfigs',
+  shortNames: ['ac'],
+  description: 'AlertConfig sends alerts about the runs of a ScheduledJob to webhooks and e-mail addresses.',
+  spec: alertConfigSpecSchema,
+  status: alertConfigStatusSchema,
+  columns: [
+    {
+      name: 'Job',
+      type: 'string',
+      jsonPath: '.spec.jobRef.name',
+      description: 'The ScheduledJob alerted about',
+    },
+    AGE_COLUMN,
+  ],
+};
+
+function rootSchema(
+  definition: ResourceDefinition,
+): CrdManifest['spec']['versions'][number]['schema']['openAPIV3Schema'] {
+  return {
+    type: 'object',
+    description: definition.description,
+    required: ['spec'],
+    properties: {
+      apiVersion: {
+        type: 'string',
+        description: `APIVersion of this representation: ${CRONDECK_GROUP}/${CRONDECK_VERSION}.`,
+      },
+      kind: { type: 'string', description: `Kind of this representation: ${definition.kind}.` },
+      metadata: { type: 'object', description: 'Standard object metadata.' },
+      spec: structuralSchemaOf(definition.spec),
+      status: structuralSchemaOf(definition.status),
+    },
+  };
+}
+
+function customResourceDefinition(definition: ResourceDefinition): CrdManifest {
+  const singular = definition.kind.toLowerCase();
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: {
+      name: `${definition.plural}.${CRONDECK_GROUP}`,
+      labels: { 'app.kubernetes.io/part-of': 'crondeck' },
+    },
+    spec: {
+      group: CRONDECK_GROUP,
+      scope: 'Namespaced',
+      names: {
+        plural: definition.plural,
+        singular,
+        kind: definition.kind,
+        listKind: `${definition.kind}List`,
+        shortNames: definition.shortNames,
+        categories: ['crondeck'],
+      },
+      versions: [
+        {
+          name: CRONDECK_VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: definition.columns,
+          schema: { openAPIV3Schema: rootSchema(definition) },
+        },
+      ],
+    },
+  };
+}
+
+export function scheduledJobCrd(): CrdManifest {
+  return customResourceDefinition(SCHEDULED_JOB);
+}
+
+export function alertConfigCrd(): CrdManifest {
+  return customResourceDefinition(ALERT_CONFIG);
+}
+
+/** Every CRD of Crondeck, in the order they are written. */
+export function crondeckCrds(): CrdManifest[] {
+  return [scheduledJobCrd(), alertConfigCrd()];
+}

@@ -1,0 +1,80 @@
+import type { V1CronJob } from '@kubernetes/client-node';
+import type { ScheduledJob } from '../resources/scheduledJob';
+import { managedLabels } from './labels';
+import { cronJobNameFor, reportSecretNameFor } from './names';
+import { scheduledJobOwnerReference } from './ownerReference';
+import { runnerPodSpec } from './podSpec';
+import { runDeadlineSeconds } from './runDeadline';
+import { cronJobScheduleOf } from './schedule';
+
+/** How long a finished Job stays for the controller to record it and for `kubectl logs`. */
+export const DEFAULT_TTL_SECONDS_AFTER_FINISHED = 86_400;
+export const DEFAULT_TIME_ZONE = 'Etc/UTC';
+
+export interface CronJobContext {
+  /** The job's id in the service. */
+  jobId: number;
+  /** The Crondeck image (it has `crondeck run`). */
+  image: string;
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  /** Where pods report attempts, e.g. http://crondeck.crondeck-system.svc:7433/api/report. */
+  reportUrl: string;
+  /** The scheduler is paused: every CronJob is suspended. */
+  paused: boolean;
+  /** Time zone of a job without spec.timeZone (SERVICE_TIMEZONE). Default Etc/UTC. */
+  defaultTimeZone?: string;
+  runAsUser?: number;
+  runAsGroup?: number;
+  ttlSecondsAfterFinished?: number;
+}
+
+/** The CronJob that runs a ScheduledJob (pure: the same inputs give the same object). */
+export function desiredCronJob(scheduledJob: ScheduledJob, context: CronJobContext): V1CronJob {
+  const { metadata, spec } = scheduledJob;
+  const name = metadata.name ?? '';
+  const labels = managedLabels(name, context.jobId);
+  const activeDeadlineSeconds = runDeadlineSeconds(spec.timeout, spec.retry);
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: {
+      name: cronJobNameFor(name),
+      namespace: metadata.namespace,
+      labels,
+      ownerReferences: [scheduledJobOwnerReference(scheduledJob)],
+    },
+    spec: {
+      schedule: cronJobScheduleOf(spec.schedule),
+      timeZone: spec.timeZone ?? context.defaultTimeZone ?? DEFAULT_TIME_ZONE,
+      suspend: spec.suspend || context.paused,
+      concurrencyPolicy: spec.concurrencyPolicy ?? 'Forbid',
+      ...(spec.startingDeadlineSeconds !== undefined
+        ? { startingDeadlineSeconds: spec.startingDeadlineSeconds }
+        : {}),
+      successfulJobsHistoryLimit: spec.successfulJobsHistoryLimit,
+      failedJobsHistoryLimit: spec.failedJobsHistoryLimit,
+      jobTemplate: {
+        metadata: { labels: { ...labels } },
+        spec: {
+          // Retries happen inside the pod (the runner's backoff); a failed pod is a finished run.
+          backoffLimit: 0,
+          ...(activeDeadlineSeconds !== undefined ? { activeDeadlineSeconds } : {}),
+          ttlSecondsAfterFinished: context.ttlSecondsAfterFinished ?? DEFAULT_TTL_SECONDS_AFTER_FINISHED,
+          template: {
+            metadata: { labels: { ...labels } },
+            spec: runnerPodSpec({
+              spec,
+              jobId: context.jobId,
+              image: context.image,
+              imagePullPolicy: context.imagePullPolicy,
+              reportUrl: context.reportUrl,
+              reportSecretName: reportSecretNameFor(name),
+              runAsUser: context.runAsUser,
+              runAsGroup: context.runAsGroup,
+            }),
+          },
+        },
+      },
+    },
+  };
+}

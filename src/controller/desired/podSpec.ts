@@ -1,0 +1,155 @@
+import type {
+  V1Container,
+  V1EnvVar,
+  V1PodSecurityContext,
+  V1PodSpec,
+  V1ResourceRequirements,
+  V1SecurityContext,
+} from '@kubernetes/client-node';
+import type { ScheduledJobEnvVar, ScheduledJobSpec } from '../resources/scheduledJob';
+import { REPORT_TOKEN_KEY, RUNNER_ENV } from './runnerEnvironment';
+import { SUPERVISE_DIR, sidecarScript } from './sidecarScript';
+
+/** The non-root user of the Crondeck image (distroless "nonroot"). */
+export const DEFAULT_RUN_AS_USER = 65532;
+export const RUN_CONTAINER = 'run';
+export const RUNNER_SIDECAR = 'crondeck-runner';
+export const JOB_CONTAINER = 'job';
+const SUPERVISE_VOLUME = 'crondeck';
+const TMP_VOLUME = 'tmp';
+
+export interface PodSpecInput {
+  spec: ScheduledJobSpec;
+  jobId: number;
+  /** The Crondeck image that has `crondeck run`. */
+  image: string;
+  imagePullPolicy?: string;
+  reportUrl: string;
+  reportSecretName: string;
+  runAsUser?: number;
+  runAsGroup?: number;
+}
+
+// The restricted Pod Security Standard, and a read-only root: a job writes to /tmp or its volumes.
+const CONTAINER_SECURITY_CONTEXT: V1SecurityContext = {
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ['ALL'] },
+  readOnlyRootFilesystem: true,
+};
+
+function runnerEnv(input: PodSpecInput): V1EnvVar[] {
+  const { spec } = input;
+  return [
+    { name: RUNNER_ENV.reportUrl, value: input.reportUrl },
+    { name: RUNNER_ENV.jobId, value: String(input.jobId) },
+    { name: RUNNER_ENV.command, value: spec.command },
+    { name: RUNNER_ENV.timeout, value: String(spec.timeout) },
+    { name: RUNNER_ENV.retryMaxAttempts, value: String(spec.retry?.maxAttempts ?? 0) },
+    { name: RUNNER_ENV.retryBaseDelay, value: String(spec.retry?.baseDelay ?? 0) },
+    {
+      name: RUNNER_ENV.reportToken,
+      valueFrom: { secretKeyRef: { name: input.reportSecretName, key: REPORT_TOKEN_KEY } },
+    },
+    { name: RUNNER_ENV.podUid, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.uid' } } },
+    { name: RUNNER_ENV.podName, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
+  ];
+}
+
+function userEnv(env: ScheduledJobEnvVar[] | undefined): V1EnvVar[] {
+  return (env ?? []).map(({ name, value, valueFrom }) => {
+    if (valueFrom?.secretKeyRef) return { name, valueFrom: { secretKeyRef: { ...valueFrom.secretKeyRef } } };
+    if (valueFrom?.configMapKeyRef)
+      return { name, valueFrom: { configMapKeyRef: { ...valueFrom.configMapKeyRef } } };
+    return { name, value: value ?? '' };
+  });
+}
+
+/** Quantities as the API server writes them back: strings (`1` → `"1"`), so comparisons are simple. */
+function resourcesOf(spec: ScheduledJobSpec): V1ResourceRequirements | undefined {
+  const amounts = (from: { cpu?: number | string; memory?: number | string } | undefined) => {
+    if (!from) return undefined;
+    const out: Record<string, string> = {};
+    if (from.cpu !== undefined) out.cpu = String(from.cpu);
+    if (from.memory !== undefined) out.memory = String(from.memory);
+    return Object.keys(out).length > 0 ? out : undefined;
+  };
+  const requests = amounts(spec.resources?.requests);
+  const limits = amounts(spec.resources?.limits);
+  if (!requests && !limits) return undefined;
+  return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+}
+
+/**
+ * The pod of one run. Without spec.image, one container runs `crondeck run`, which runs the command
+ * itself. With spec.image, the runner is a native sidecar (an init container that keeps running)
+ * and the user's image runs the command, driven through files in /crondeck (sidecarScript.ts);
+ * both share the process namespace and the UID, so the runner can signal a timed-out attempt.
+ */
+export function runnerPodSpec(input: PodSpecInput): V1PodSpec {
+  const { spec } = input;
+  const user = input.runAsUser ?? DEFAULT_RUN_AS_USER;
+  const securityContext: V1PodSecurityContext = {
+    runAsNonRoot: true,
+    runAsUser: user,
+    runAsGroup: input.runAsGroup ?? user,
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+  const tmpMount = { name: TMP_VOLUME, mountPath: '/tmp' };
+  const common = {
+    restartPolicy: 'Never',
+    automountServiceAccountToken: false,
+    securityContext,
+  };
+  const resources = resourcesOf(spec);
+
+  if (spec.image === undefined) {
+    const run: V1Container = withoutUndefined({
+      name: RUN_CONTAINER,
+      image: input.image,
+      imagePullPolicy: input.imagePullPolicy,
+      command: ['crondeck', 'run'],
+      env: [...runnerEnv(input), ...userEnv(spec.env)],
+      resources,
+      securityContext: CONTAINER_SECURITY_CONTEXT,
+      volumeMounts: [tmpMount],
+    });
+    return { ...common, containers: [run], volumes: [{ name: TMP_VOLUME, emptyDir: {} }] };
+  }
+
+  const superviseMount = { name: SUPERVISE_VOLUME, mountPath: SUPERVISE_DIR };
+  const runner: V1Container = withoutUndefined({
+    name: RUNNER_SIDECAR,
+    image: input.image,
+    imagePullPolicy: input.imagePullPolicy,
+    restartPolicy: 'Always',
+    command: ['crondeck', 'run', '--supervise'],
+    env: [...runnerEnv(input), { name: RUNNER_ENV.superviseDir, value: SUPERVISE_DIR }],
+    securityContext: CONTAINER_SECURITY_CONTEXT,
+    volumeMounts: [superviseMount, tmpMount],
+  });
+  const userEnvVars = userEnv(spec.env);
+  const job: V1Container = withoutUndefined({
+    name: JOB_CONTAINER,
+    image: spec.image,
+    imagePullPolicy: spec.imagePullPolicy,
+    command: ['/bin/sh', '-c', sidecarScript(SUPERVISE_DIR)],
+    env: userEnvVars.length > 0 ? userEnvVars : undefined,
+    resources,
+    securityContext: CONTAINER_SECURITY_CONTEXT,
+    volumeMounts: [superviseMount, tmpMount],
+  });
+  return {
+    ...common,
+    shareProcessNamespace: true,
+    initContainers: [runner],
+    containers: [job],
+    volumes: [
+      { name: SUPERVISE_VOLUME, emptyDir: {} },
+      { name: TMP_VOLUME, emptyDir: {} },
+    ],
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The environment through which the controller instructs `crondeck run` in a pod. The runner side
+ * reads these names; the CronJob's pod template sets them (desiredCronJob).
+ */
+export const RUNNER_ENV = {
+  /** URL the runner POSTs each attempt's result to. */
+  reportUrl: 'CRONDECK_REPORT_URL',
+  /** The job's id in the service (integer). */
+  jobId: 'CRONDECK_JOB_ID',
+  /** The shell command, run with `sh -c`. */
+  command: 'CRONDECK_COMMAND',
+  /** Seconds an attempt may run; 0 = no limit. */
+  timeout: 'CRONDECK_TIMEOUT',
+  /** Retries after a failed attempt (0 = one attempt only). */
+  retryMaxAttempts: 'CRONDECK_RETRY_MAX_ATTEMPTS',
+  /** Seconds before the first retry; doubled for each further one, at most 300. */
+  retryBaseDelay: 'CRONDECK_RETRY_BASE_DELAY',
+  /** The per-job report token, from the job's Secret (never written into the CronJob). */
+  reportToken: 'CRONDECK_REPORT_TOKEN',
+  /** The pod's uid and name (downward API): with the attempt, the idempotency key of a report. */
+  podUid: 'CRONDECK_POD_UID',
+  podName: 'CRONDECK_POD_NAME',
+  /** Sidecar layout only: the shared directory of the instruction protocol (sidecarScript.ts). */
+  superviseDir: 'CRONDECK_SUPERVISE_DIR',
+} as const;
+
+/** Key of the report token in the job's Secret. */
+export const REPORT_TOKEN_KEY = 'token';

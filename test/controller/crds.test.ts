@@ -1,0 +1,159 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { runManifestsCommand } from '../../src/controller/crds/manifestsCommand';
+import { alertConfigCrd, crondeckCrds, scheduledJobCrd } from '../../src/controller/crds/definitions';
+import { renderCrdFiles } from '../../src/controller/crds/render';
+import { writeCrds } from '../../src/controller/crds/writeCrds';
+import { crdProblems, undescribedFields } from '../support/openapi/crdRules';
+import { OPENAPI_DIR, validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
+import type { Loose } from '../support/openapi/loose';
+
+const CRDS_DIR = resolve(__dirname, '../../crds');
+
+function transcriptBody(file: string, index: number, side: 'request' | 'response'): Loose {
+  const transcript = JSON.parse(readFileSync(resolve(OPENAPI_DIR, '../transcripts', file), 'utf8'));
+  return transcript.exchanges[index][side].body;
+}
+
+describe('checked-in CRDs', () => {
+  it('are exactly what `crondeck manifests` generates (run it after changing a resource schema)', () => {
+    const generated = renderCrdFiles();
+    expect(readdirSync(CRDS_DIR).sort()).toEqual([...generated.keys()].sort());
+    for (const [name, content] of generated) {
+      expect(`${name}:\n${readFileSync(join(CRDS_DIR, name), 'utf8')}`).toBe(`${name}:\n${content}`);
+    }
+  });
+
+  it('parse back into the generated objects', () => {
+    for (const crd of crondeckCrds()) {
+      expect(parse(readFileSync(join(CRDS_DIR, `${crd.metadata.name}.yaml`), 'utf8'))).toEqual(crd);
+    }
+  });
+
+  it('are written by writeCrds into a directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crondeck-crds-'));
+    const written = await writeCrds(join(dir, 'out'));
+    expect(written.map((path) => path.slice(dir.length))).toEqual([
+      '/out/scheduledjobs.crondeck.dev.yaml',
+      '/out/alertconfigs.crondeck.dev.yaml',
+    ]);
+    expect(readFileSync(written[0]!, 'utf8')).toBe(renderCrdFiles().get('scheduledjobs.crondeck.dev.yaml'));
+  });
+});
+
+describe('crondeck manifests', () => {
+  it('writes the CRDs into --out and says which files', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'crondeck-manifests-')), 'crds');
+    const output: string[] = [];
+    await runManifestsCommand(['--out', dir], (text) => output.push(text));
+    expect(output.join('')).toBe(
+      `wrote ${dir}/scheduledjobs.crondeck.dev.yaml\nwrote ${dir}/alertconfigs.crondeck.dev.yaml\n`,
+    );
+    expect(readdirSync(dir).sort()).toEqual([
+      'alertconfigs.crondeck.dev.yaml',
+      'scheduledjobs.crondeck.dev.yaml',
+    ]);
+  });
+
+  it('prints them as one YAML stream with --out -', async () => {
+    const output: string[] = [];
+    await runManifestsCommand(['--out', '-'], (text) => output.push(text));
+    const documents = parseAllDocuments(output.join('')).map((document) => document.toJS());
+    expect(documents).toEqual(crondeckCrds());
+  });
+});
+
+describe.each(crondeckCrds().map((crd) => [crd.spec.names.kind, crd] as const))(
+  'the %s CRD',
+  (_kind, crd) => {
+    it('validates against the apiextensions.k8s.io/v1 schema of the real server', () => {
+      expect(validateKubernetesObject(crd as never)).toEqual({ valid: true, errors: [] });
+    });
+
+    it('keeps the structural rules the real server enforces', () => {
+      expect(crdProblems(crd)).toEqual([]);
+    });
+
+    it('describes every field, for kubectl explain', () => {
+      expect(undescribedFields(crd.spec.versions[0]!.schema.openAPIV3Schema)).toEqual([]);
+    });
+
+    it('has the status subresource and the crondeck category', () => {
+      expect(crd.spec.versions[0]!.subresources).toEqual({ status: {} });
+      expect(crd.spec.names.categories).toEqual(['crondeck']);
+      expect(crd.spec.scope).toBe('Namespaced');
+    });
+  },
+);
+
+describe('the rule checker', () => {
+  it('finds what the real server refused in an invalid CRD (01-crd-lifecycle, exchange 3)', () => {
+    const invalid = transcriptBody('01-crd-lifecycle.json', 2, 'request');
+    const refused = transcriptBody('01-crd-lifecycle.json', 2, 'response');
+    const problems = crdProblems(invalid);
+    // Each cause of the real 422 is found...
+    for (const cause of refused.details.causes as { field: string }[]) {
+      const field = cause.field
+        .replace('spec.validation.openAPIV3Schema', 'spec.versions[0].schema.openAPIV3Schema')
+        .replace('spec.additionalPrinterColumns', 'spec.versions[0].additionalPrinterColumns');
+      expect(problems.some((problem) => problem.startsWith(field))).toBe(true);
+    }
+    // ...and so are the defaults outside their own schema, which the server checks once the rest is valid.
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[concurrencyPolicy].default: does not match its own schema',
+        'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[timeoutSeconds].default: does not match its own schema',
+        'spec.names.kind: must be CamelCase, starting upper case',
+      ]),
+    );
+  });
+
+  it('accepts the CRD the real server accepted (exchange 4)', () => {
+    expect(crdProblems(transcriptBody('01-crd-lifecycle.json', 3, 'request'))).toEqual([]);
+  });
+});
+
+describe('ScheduledJob CRD', () => {
+  const crd = scheduledJobCrd();
+  const version = crd.spec.versions[0]!;
+
+  it('has the short names and printer columns of kubectl get', () => {
+    expect(crd.metadata.name).toBe('scheduledjobs.crondeck.dev');
+    expect(crd.spec.names.shortNames).toEqual(['sj', 'sjob']);
+    expect(
+      version.additionalPrinterColumns.map((column) => [column.name, column.type, column.jsonPath]),
+    ).toEqual([
+      ['Schedule', 'string', '.spec.schedule'],
+      ['Suspended', 'boolean', '.spec.suspend'],
+      ['Last Status', 'string', '.status.lastStatus'],
+      ['Last Run', 'date', '.status.lastRun'],
+      ['Next Run', 'string', '.status.nextRun'],
+      ['Age', 'date', '.metadata.creationTimestamp'],
+    ]);
+  });
+
+  it('defaults and bounds the spec', () => {
+    const spec = version.schema.openAPIV3Schema.properties.spec as Record<string, Loose>;
+    expect(spec.required).toEqual(['schedule', 'command']);
+    const fields = spec.properties;
+    expect(fields.suspend.default).toBe(false);
+    expect(fields.concurrencyPolicy).toMatchObject({
+      default: 'Forbid',
+      enum: ['Forbid', 'Allow', 'Replace'],
+    });
+    expect(fields.successfulJobsHistoryLimit.default).toBe(3);
+    expect(fields.failedJobsHistoryLimit.default).toBe(1);
+    expect(fields.timeout).toMatchObject({ type: 'integer', minimum: 0, maximum: 86400, default: 0 });
+    expect(fields.env['x-kubernetes-list-type']).toBe('map');
+  });
+});
+
+describe('AlertConfig CRD', () => {
+  it('has its short name', () => {
+    const crd = alertConfigCrd();
+    expect(crd.metadata.name).toBe('alertconfigs.crondeck.dev');
+    expect(crd.spec.names.shortNames).toEqual(['ac']);
+  });
+});

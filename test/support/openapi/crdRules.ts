@@ -1,0 +1,139 @@
+import Ajv from 'ajv';
+import type { Loose } from './loose';
+
+/**
+ * The rules a kube-apiserver v1.32 enforces on a CustomResourceDefinition beyond its OpenAPI type:
+ * the ones its 422 named for an invalid CRD (01-crd-lifecycle, exchange 3) plus the structural-schema
+ * rules of the apiextensions docs. Returns one line per problem, empty when the CRD would be accepted.
+ */
+
+type Node = Record<string, Loose>;
+
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const CAMEL_CASE_KIND = /^[A-Z][A-Za-z0-9]*$/;
+const SIMPLE_JSON_PATH = /^\.[A-Za-z0-9_.[\]'"-]+$/;
+// Look-arounds and back-references are not RE2 (the API server's regex engine).
+const NOT_RE2 = /\(\?[=!<]|\\[1-9]/;
+const INT_OR_STRING_ANY_OF = JSON.stringify([{ type: 'integer' }, { type: 'string' }]);
+
+export function crdProblems(crd: Node): string[] {
+  const problems: string[] = [];
+  const { group, names, versions } = crd.spec ?? {};
+  if (crd.metadata?.name !== `${names?.plural}.${group}`)
+    problems.push('metadata.name: must be spec.names.plural+"."+spec.group');
+  for (const field of ['plural', 'singular'] as const) {
+    if (!DNS1035_LABEL.test(names?.[field] ?? ''))
+      problems.push(`spec.names.${field}: must be a DNS-1035 label`);
+  }
+  for (const shortName of names?.shortNames ?? []) {
+    if (!DNS1035_LABEL.test(shortName))
+      problems.push(`spec.names.shortNames: ${shortName} must be a DNS-1035 label`);
+  }
+  if (!CAMEL_CASE_KIND.test(names?.kind ?? ''))
+    problems.push('spec.names.kind: must be CamelCase, starting upper case');
+  if (names?.listKind !== `${names?.kind}List`) problems.push('spec.names.listKind: must be kind+"List"');
+  if ((versions ?? []).filter((version: Node) => version.storage).length !== 1) {
+    problems.push('spec.versions: exactly one version must be the storage version');
+  }
+  (versions ?? []).forEach((version: Node, index: number) => {
+    const at = `spec.versions[${index}]`;
+    (version.additionalPrinterColumns ?? []).forEach((column: Node, columnIndex: number) => {
+      if (!SIMPLE_JSON_PATH.test(column.jsonPath ?? '')) {
+        problems.push(
+          `${at}.additionalPrinterColumns[${columnIndex}].JSONPath: must be a simple json path starting with .`,
+        );
+      }
+      if (!['integer', 'number', 'string', 'boolean', 'date'].includes(column.type)) {
+        problems.push(`${at}.additionalPrinterColumns[${columnIndex}].type: unsupported`);
+      }
+    });
+    const schema = version.schema?.openAPIV3Schema;
+    if (!schema) {
+      problems.push(`${at}.schema.openAPIV3Schema: required`);
+      return;
+    }
+    if (schema.type !== 'object') problems.push(`${at}.schema.openAPIV3Schema.type: must be object`);
+    const metadata = schema.properties?.metadata;
+    if (metadata && Object.keys(metadata).some((key) => !['type', 'description'].includes(key))) {
+      problems.push(
+        `${at}.schema.openAPIV3Schema.properties[metadata]: only type and description are allowed`,
+      );
+    }
+    checkNode(schema, `${at}.schema.openAPIV3Schema`, problems, false);
+  });
+  return problems;
+}
+
+function checkNode(node: Node, path: string, problems: string[], insideAnyOf: boolean): void {
+  if (node['x-kubernetes-preserve-unknown-fields'])
+    problems.push(`${path}: x-kubernetes-preserve-unknown-fields is not wanted`);
+  for (const keyword of [
+    'oneOf',
+    'allOf',
+    'not',
+    '$ref',
+    'nullable',
+    'additionalItems',
+    'patternProperties',
+    'dependencies',
+  ]) {
+    if (node[keyword] !== undefined) problems.push(`${path}.${keyword}: not allowed here`);
+  }
+  const intOrString = node['x-kubernetes-int-or-string'] === true;
+  if (node.anyOf !== undefined && !(intOrString && JSON.stringify(node.anyOf) === INT_OR_STRING_ANY_OF)) {
+    problems.push(`${path}.anyOf: only the int-or-string form is used`);
+  }
+  if (!insideAnyOf && !intOrString && !node.type) {
+    problems.push(`${path}.type: Required value: must not be empty for specified object fields`);
+  }
+  if (node.properties && node.additionalProperties !== undefined) {
+    problems.push(`${path}.additionalProperties: must not be used together with properties`);
+  }
+  if (typeof node.pattern === 'string') {
+    if (NOT_RE2.test(node.pattern)) problems.push(`${path}.pattern: not RE2 syntax`);
+    try {
+      new RegExp(node.pattern);
+    } catch {
+      problems.push(`${path}.pattern: not a regular expression`);
+    }
+  }
+  if (node.default !== undefined) {
+    const validate = new Ajv({ strict: false, validateFormats: false }).compile(withoutDefaults(node));
+    if (!validate(node.default)) problems.push(`${path}.default: does not match its own schema`);
+  }
+  if (node['x-kubernetes-list-type'] === 'map') {
+    const item = node.items ?? {};
+    for (const key of node['x-kubernetes-list-map-keys'] ?? []) {
+      if (!(item.required ?? []).includes(key) && item.properties?.[key]?.default === undefined) {
+        problems.push(`${path}: map key ${key} must be required or defaulted`);
+      }
+    }
+  }
+  if (node['x-kubernetes-list-type'] === 'set' && node.items?.type === 'object') {
+    problems.push(`${path}: a set holds scalars`);
+  }
+  for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, Node>)) {
+    checkNode(child, `${path}.properties[${name}]`, problems, false);
+  }
+  if (node.items) checkNode(node.items, `${path}.items`, problems, false);
+  (node.anyOf ?? []).forEach((branch: Node, index: number) =>
+    checkNode(branch, `${path}.anyOf[${index}]`, problems, true),
+  );
+}
+
+function withoutDefaults(node: Node): Node {
+  const { default: _default, ...rest } = node;
+  return rest;
+}
+
+/** Every property of the schema (not array items) that has no description, as paths. */
+export function undescribedFields(schema: Node, path = ''): string[] {
+  const missing: string[] = [];
+  for (const [name, child] of Object.entries((schema.properties ?? {}) as Record<string, Node>)) {
+    const childPath = `${path}.${name}`;
+    if (typeof child.description !== 'string' || child.description.length === 0) missing.push(childPath);
+    missing.push(...undescribedFields(child, childPath));
+  }
+  if (schema.items) missing.push(...undescribedFields(schema.items, `${path}[]`));
+  return missing;
+}
