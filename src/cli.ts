@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { readEnvironment } from './config/environment';
-import { renderCrdFiles } from './controller/crds/render';
-import { writeCrds } from './controller/crds/writeCrds';
 import { readJobsFile } from './config/jobsFile';
 import { assertSafeListenAddress } from './config/listenAddress';
+import { MANIFESTS_USAGE, runManifestsCommand } from './controller/crds/manifestsCommand';
 import { createLogger } from './logging/logger';
 import { startService } from './service';
 import { openDatabase } from './store/open';
@@ -21,8 +20,7 @@ Options of serve:
   --host ADDR     address to listen on (default: HOST or 127.0.0.1)
   --insecure      allow a non-loopback address without SERVICE_API_TOKEN
 
-  manifests  write the CustomResourceDefinitions (ScheduledJob, AlertConfig) as YAML
-  --out DIR       directory to write them to (default: crds); "-" writes them to stdout`;
+${MANIFESTS_USAGE}`;
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -60,23 +58,13 @@ async function serve(args: string[]): Promise<void> {
   }
 }
 
-async function manifests(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { out: { type: 'string', default: 'crds' } } });
-  const out = values.out ?? 'crds';
-  if (out === '-') {
-    process.stdout.write([...renderCrdFiles().values()].join('---\n'));
-    return;
-  }
-  for (const path of await writeCrds(out)) process.stdout.write(`wrote ${path}\n`);
-}
-
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
       return serve(rest);
     case 'manifests':
-      return manifests(rest);
+      return runManifestsCommand(rest, (text) => process.stdout.write(text));
     case undefined:
     case '-h':
     case '--help':

@@ -1,7 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
+import { runManifestsCommand } from '../../src/controller/crds/manifestsCommand';
 import { alertConfigCrd, crondeckCrds, scheduledJobCrd } from '../../src/controller/crds/definitions';
 import { renderCrdFiles } from '../../src/controller/crds/render';
 import { writeCrds } from '../../src/controller/crds/writeCrds';
@@ -39,6 +40,28 @@ describe('checked-in CRDs', () => {
       '/out/alertconfigs.crondeck.dev.yaml',
     ]);
     expect(readFileSync(written[0]!, 'utf8')).toBe(renderCrdFiles().get('scheduledjobs.crondeck.dev.yaml'));
+  });
+});
+
+describe('crondeck manifests', () => {
+  it('writes the CRDs into --out and says which files', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'crondeck-manifests-')), 'crds');
+    const output: string[] = [];
+    await runManifestsCommand(['--out', dir], (text) => output.push(text));
+    expect(output.join('')).toBe(
+      `wrote ${dir}/scheduledjobs.crondeck.dev.yaml\nwrote ${dir}/alertconfigs.crondeck.dev.yaml\n`,
+    );
+    expect(readdirSync(dir).sort()).toEqual([
+      'alertconfigs.crondeck.dev.yaml',
+      'scheduledjobs.crondeck.dev.yaml',
+    ]);
+  });
+
+  it('prints them as one YAML stream with --out -', async () => {
+    const output: string[] = [];
+    await runManifestsCommand(['--out', '-'], (text) => output.push(text));
+    const documents = parseAllDocuments(output.join('')).map((document) => document.toJS());
+    expect(documents).toEqual(crondeckCrds());
   });
 });
 

@@ -210,6 +210,11 @@ describe('the AlertConfig spec schema', () => {
       expect(alertConfigSpecSchema.safeParse(spec).success).toBe(false);
     expect(validateAgainstCrd(resource(badEvent), alertConfigCrd()).valid).toBe(false);
     expect(alertConfigSpecSchema.safeParse({ webhooks: [] }).success).toBe(false);
+    const badRef = { ...valid, jobRef: { name: 'Nightly_Backup' } };
+    expect(alertConfigSpecSchema.safeParse(badRef).success).toBe(false);
+    expect(validateAgainstCrd(resource(badRef), alertConfigCrd()).errors).toEqual([
+      '/spec/jobRef/name: must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"',
+    ]);
   });
 
   it('resolves urlFrom through the Secret reader into the domain configuration', () => {

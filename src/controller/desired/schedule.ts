@@ -1,12 +1,12 @@
-import { checkCron } from '../../domain/cron';
+import { cronJobSchedule } from '../../domain/cronJobSchedule';
 
 /**
- * The schedule written into the CronJob: the domain's normalized five fields (macros expanded,
- * whitespace collapsed), which the CronJob controller reads the same way. Throws on a schedule the
- * domain refuses: the controller validates the spec before it computes a CronJob.
+ * The schedule written into the CronJob: the form the CronJob controller reads with the same
+ * meaning as Crondeck (see cronJobSchedule). Throws on a schedule the domain refuses: the
+ * controller validates the spec before it computes a CronJob.
  */
 export function cronJobScheduleOf(schedule: string): string {
-  const check = checkCron(schedule);
-  if (!check.valid) throw new Error(`spec.schedule: ${check.error}`);
-  return check.fields;
+  const form = cronJobSchedule(schedule);
+  if (form === null) throw new Error(`spec.schedule: ${schedule} is not a schedule Crondeck accepts`);
+  return form;
 }

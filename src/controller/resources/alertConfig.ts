@@ -7,7 +7,12 @@ import {
   MAX_WEBHOOKS,
   webhookUrlSchema,
 } from '../../domain/alertConfig';
-import { conditionSchema, exactlyOneRule, secretKeySelectorSchema } from './kubernetesFields';
+import {
+  conditionSchema,
+  DNS1123_SUBDOMAIN_PATTERN,
+  exactlyOneRule,
+  secretKeySelectorSchema,
+} from './kubernetesFields';
 import { HTTP_URL_SHAPE_PATTERN } from './scheduledJob';
 
 const eventsField = alertEventsSchema
@@ -46,7 +51,14 @@ export const alertConfigSpecSchema = z
   .object({
     jobRef: z
       .object({
-        name: z.string().min(1).max(253).describe('metadata.name of the ScheduledJob.'),
+        name: z
+          .string()
+          .min(1)
+          .max(253)
+          .regex(DNS1123_SUBDOMAIN_PATTERN, {
+            error: 'must be the name of a ScheduledJob (a DNS-1123 subdomain)',
+          })
+          .describe('metadata.name of the ScheduledJob.'),
       })
       .describe('The ScheduledJob, in the same namespace, whose runs are alerted.'),
     webhooks: z.array(alertWebhookSchema).max(MAX_WEBHOOKS).optional().describe('Webhook destinations.'),
