@@ -83,8 +83,8 @@ describe('cronJobNeedsUpdate', () => {
     ],
     [
       'an env value',
-      (c) => (pod(c).containers[0].env[9].value = '2'),
-      'spec.jobTemplate.spec.template.spec.containers.0.env.9.value',
+      (c) => (pod(c).containers[0].env[10].value = '2'),
+      'spec.jobTemplate.spec.template.spec.containers.0.env.10.value',
     ],
     [
       'an env var added',

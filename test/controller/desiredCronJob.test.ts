@@ -125,6 +125,12 @@ describe('desiredCronJob without spec.image (one container runs crondeck run)', 
         name: 'CRONDECK_POD_NAME',
         valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } },
       },
+      {
+        name: 'CRONDECK_RUN_UID',
+        valueFrom: {
+          fieldRef: { apiVersion: 'v1', fieldPath: "metadata.labels['batch.kubernetes.io/controller-uid']" },
+        },
+      },
       { name: 'DB', valueFrom: { secretKeyRef: { name: 'db', key: 'url' } } },
       { name: 'LEVEL', value: 'debug' },
     ]);

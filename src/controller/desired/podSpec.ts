@@ -52,6 +52,12 @@ function runnerEnv(input: PodSpecInput): V1EnvVar[] {
     },
     { name: RUNNER_ENV.podUid, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.uid' } } },
     { name: RUNNER_ENV.podName, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },
+    {
+      name: RUNNER_ENV.runUid,
+      valueFrom: {
+        fieldRef: { apiVersion: 'v1', fieldPath: "metadata.labels['batch.kubernetes.io/controller-uid']" },
+      },
+    },
   ];
 }
 

@@ -20,6 +20,8 @@ export const RUNNER_ENV = {
   /** The pod's uid and name (downward API): with the attempt, the idempotency key of a report. */
   podUid: 'CRONDECK_POD_UID',
   podName: 'CRONDECK_POD_NAME',
+  /** The uid of the pod's Kubernetes Job (one run), from the label the Job controller sets. */
+  runUid: 'CRONDECK_RUN_UID',
   /** Sidecar layout only: the shared directory of the instruction protocol (sidecarScript.ts). */
   superviseDir: 'CRONDECK_SUPERVISE_DIR',
 } as const;
