@@ -3,16 +3,27 @@ import { parseArgs } from 'node:util';
 import { readEnvironment } from './config/environment';
 import { readJobsFile } from './config/jobsFile';
 import { assertSafeListenAddress } from './config/listenAddress';
+import { readControllerEnvironment } from './config/controllerEnvironment';
 import { MANIFESTS_USAGE, runManifestsCommand } from './controller/crds/manifestsCommand';
+import { loadKubeConfig } from './controller/runtime/kubeConfig';
+import { startController } from './controller/startController';
+import { readRunnerSettings, runInPod } from './runner/podRunner';
+import { connectToServer } from './store/database';
 import { createLogger } from './logging/logger';
 import { startService } from './service';
 import { openDatabase } from './store/open';
 
 const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
+       crondeck controller
+       crondeck run
        crondeck manifests [--out DIR]
 
   serve     run the service: REST API, metrics, dashboard and the in-process scheduler
             (an embedded database in ./data unless DATABASE_URL is set)
+
+  controller  reconcile ScheduledJob and AlertConfig resources into CronJobs (in a cluster;
+            DATABASE_URL, SERVICE_REPORT_SECRET and CRONDECK_REPORT_URL are required)
+  run         in a job's pod: run its command with timeout and retries, report each attempt
 
 Options of serve:
   --config FILE   jobs to declare at start (YAML or JSON with a "jobs" list)
@@ -58,11 +69,53 @@ async function serve(args: string[]): Promise<void> {
   }
 }
 
+/** `crondeck controller`: until SIGTERM; a replica that loses the Lease waits to win it again. */
+async function controller(): Promise<void> {
+  const env = readEnvironment(process.env);
+  const controllerEnv = readControllerEnvironment(process.env);
+  const logger = createLogger({ level: env.logLevel });
+  const running = await startController({
+    env,
+    controllerEnv,
+    db: connectToServer(env.databaseUrl ?? ''),
+    kubeConfig: loadKubeConfig(),
+    logger,
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info('shutting down', { signal });
+      running.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+/** `crondeck run`: the pod's exit code is the run's outcome. */
+async function run(args: string[]): Promise<void> {
+  if (args.length > 0) throw new Error(`crondeck run takes no arguments, got ${args.join(' ')}`);
+  const settings = readRunnerSettings(process.env);
+  const stop = new AbortController();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
+  const code = await runInPod(settings, {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    signal: stop.signal,
+    env: process.env,
+  });
+  process.exitCode = code;
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
       return serve(rest);
+    case 'controller':
+      return controller();
+    case 'run':
+      return run(rest);
     case 'manifests':
       return runManifestsCommand(rest, (text) => process.stdout.write(text));
     case undefined:

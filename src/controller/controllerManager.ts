@@ -7,6 +7,7 @@ import {
   type V1Secret,
 } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
+import type { AlertsApi } from '../alerts/routes';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
 import { ClusterRunRecorder } from '../scheduling/clusterRunRecorder';
@@ -20,6 +21,7 @@ import type { ScheduledJob } from './resources/scheduledJob';
 import { RunReconciler } from './runs/runReconciler';
 import { type CachedInformer, startInformer } from './runtime/informer';
 import { LeaderElector } from './runtime/leaderElection';
+import { syncJobAlerts } from './scheduledJobs/jobAlerts';
 import { WorkQueue } from './runtime/workQueue';
 import {
   type DesiredObjects,
@@ -31,6 +33,8 @@ export interface ControllerOptions {
   kubeConfig: KubeConfig;
   pool: Pool;
   recorder: ExecutionRecorder;
+  /** The service's alert configuration, which the jobs' shortcuts and AlertConfigs fill. */
+  alerts: AlertsApi;
   desired: DesiredObjects;
   /** The namespace to watch; null watches all. */
   watchNamespace: string | null;
@@ -204,6 +208,8 @@ export class ControllerManager {
       defaultTimeZone: options.defaultTimeZone,
       clock: options.clock,
       logger,
+      syncAlerts: (resource, job) =>
+        syncJobAlerts({ cluster, alertConfigs, alerts: options.alerts }, resource, job),
     });
     this.runReconciler = new RunReconciler({
       pool: options.pool,

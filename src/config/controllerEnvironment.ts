@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/**
+ * What `crondeck controller` reads from its environment beyond what it shares with the service
+ * (time zone, SMTP, webhook policy, retention, log level: `readEnvironment`).
+ */
+export interface ControllerEnvironment {
+  reportSecret: string;
+  /** Null: all namespaces. */
+  watchNamespace: string | null;
+  /** The service's namespace: the Lease lives there, its jobs keep unqualified names. */
+  homeNamespace: string;
+  image: string;
+  reportUrl: string;
+  identity: string;
+  leaderElection: boolean;
+  healthPort: number;
+}
+
+const schema = z.object({
+  DATABASE_URL: z.string({ error: 'is required: the controller shares the service’s database' }),
+  SERVICE_REPORT_SECRET: z
+    .string({ error: 'is required (the same as the service’s)' })
+    .min(32, { error: 'must be at least 32 characters' }),
+  CRONDECK_WATCH_NAMESPACE: z.string().optional(),
+  POD_NAMESPACE: z.string().optional(),
+  CRONDECK_IMAGE: z.string().default('ghcr.io/crondeck/crondeck:latest'),
+  CRONDECK_REPORT_URL: z.url({
+    error: 'is required: the URL pods report to, e.g. http://crondeck.crondeck.svc:7433',
+  }),
+  POD_NAME: z.string().optional(),
+  HOSTNAME: z.string().optional(),
+  CRONDECK_LEADER_ELECTION: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
+  CRONDECK_HEALTH_PORT: z.coerce
+    .number({ error: 'must be a port number' })
+    .int()
+    .min(0)
+    .max(65535)
+    .default(8081),
+});
+
+/** Parses the controller's environment, or throws one message naming every bad variable. */
+export function readControllerEnvironment(env: NodeJS.ProcessEnv): ControllerEnvironment {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid environment: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  const homeNamespace = e.POD_NAMESPACE ?? e.CRONDECK_WATCH_NAMESPACE ?? 'default';
+  return {
+    reportSecret: e.SERVICE_REPORT_SECRET,
+    // Unset: the controller's own namespace. "*": every namespace.
+    watchNamespace: e.CRONDECK_WATCH_NAMESPACE === '*' ? null : (e.CRONDECK_WATCH_NAMESPACE ?? homeNamespace),
+    homeNamespace,
+    image: e.CRONDECK_IMAGE,
+    reportUrl: e.CRONDECK_REPORT_URL,
+    identity: e.POD_NAME ?? e.HOSTNAME ?? `crondeck-controller-${process.pid}`,
+    leaderElection: e.CRONDECK_LEADER_ELECTION === 'true',
+    healthPort: e.CRONDECK_HEALTH_PORT,
+  };
+}

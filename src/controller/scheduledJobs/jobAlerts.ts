@@ -1,0 +1,107 @@
+import type { ObjectCache } from '@kubernetes/client-node';
+import type { AlertsApi } from '../../alerts/routes';
+import type { AlertConfig } from '../../domain/alertConfig';
+import type { Job } from '../../domain/job';
+import { type ClusterClient, statusOf } from '../clusterClient';
+import type { AlertConfigResource } from '../resources/alertConfig';
+import {
+  alertConfigOfResource,
+  alertConfigOfShortcuts,
+  type SecretKeyRef,
+} from '../resources/alertShortcuts';
+import type { ScheduledJob } from '../resources/scheduledJob';
+
+/**
+ * The alert destinations of a job on a cluster: the ScheduledJob's shortcuts plus every AlertConfig
+ * that names it, written to the service's alert configuration (the same one the REST API edits),
+ * so alerting works exactly as it does locally. Webhook URLs kept in Secrets are read here and
+ * never stored in a custom resource. An AlertConfig that cannot be used (a missing Secret key, a
+ * bad URL) is left out and says why in its Ready condition.
+ */
+export async function syncJobAlerts(
+  deps: { cluster: ClusterClient; alertConfigs: ObjectCache<AlertConfigResource>; alerts: AlertsApi },
+  resource: ScheduledJob,
+  job: Job,
+): Promise<void> {
+  const namespace = resource.metadata.namespace ?? '';
+  const configs = deps.alertConfigs
+    .list(namespace)
+    .filter((config) => config.spec?.jobRef?.name === resource.metadata.name);
+  const parts: AlertConfig[] = [];
+  const shortcuts = alertConfigOfShortcuts(resource.spec);
+  if (shortcuts) parts.push(shortcuts);
+  for (const config of configs) {
+    const secrets = await readSecretKeys(deps.cluster, namespace, config);
+    let problem = '';
+    try {
+      parts.push(alertConfigOfResource(config.spec, (ref) => secrets.get(`${ref.name}/${ref.key}`)));
+    } catch (error) {
+      problem = (error as Error).message;
+    }
+    await writeReadiness(deps.cluster, config, problem);
+  }
+  const merged: AlertConfig = {
+    webhooks: parts.flatMap((part) => part.webhooks),
+    emails: parts.flatMap((part) => part.emails),
+  };
+  const current = await deps.alerts.get(job.id);
+  if (JSON.stringify(current) !== JSON.stringify(merged)) await deps.alerts.replace(job.id, merged);
+}
+
+async function readSecretKeys(
+  cluster: ClusterClient,
+  namespace: string,
+  config: AlertConfigResource,
+): Promise<Map<string, string>> {
+  const refs: SecretKeyRef[] = (config.spec?.webhooks ?? []).flatMap((webhook) =>
+    webhook.urlFrom ? [webhook.urlFrom.secretKeyRef] : [],
+  );
+  const values = new Map<string, string>();
+  for (const ref of refs) {
+    try {
+      const secret = await cluster.readSecret(namespace, ref.name);
+      const encoded = secret.data?.[ref.key];
+      if (encoded !== undefined)
+        values.set(`${ref.name}/${ref.key}`, Buffer.from(encoded, 'base64').toString('utf8'));
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+    }
+  }
+  return values;
+}
+
+async function writeReadiness(
+  cluster: ClusterClient,
+  config: AlertConfigResource,
+  problem: string,
+): Promise<void> {
+  const status = problem ? 'False' : 'True';
+  const reason = problem ? 'InvalidDestination' : 'Applied';
+  const message = problem || 'the destinations alert the job';
+  const generation = config.metadata?.generation ?? 0;
+  const previous = config.status?.conditions?.find((condition) => condition.type === 'Ready');
+  if (
+    previous?.status === status &&
+    previous.reason === reason &&
+    previous.message === message &&
+    config.status?.observedGeneration === generation
+  ) {
+    return;
+  }
+  await cluster.patchAlertConfigStatus(config.metadata?.namespace ?? '', config.metadata?.name ?? '', {
+    observedGeneration: generation,
+    conditions: [
+      {
+        type: 'Ready',
+        status,
+        reason,
+        message,
+        observedGeneration: generation,
+        lastTransitionTime:
+          previous?.status === status
+            ? previous.lastTransitionTime
+            : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      },
+    ],
+  });
+}

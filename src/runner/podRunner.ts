@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { RUNNER_ENV } from '../controller/desired/runnerEnvironment';
+import { MAX_RETRY_ATTEMPTS } from '../domain/job';
+import { runAttempts } from './attemptLoop';
+import { jobEnvironment } from './jobEnvironment';
+import { ReportClient, ReportRefusedError } from './reportClient';
+import { type CommandResult, runCommand } from './runCommand';
+
+const whole = (what: string) =>
+  z.coerce.number({ error: `must be ${what}` }).int({ error: `must be ${what}` });
+
+/** The runner's instructions, from the pod's environment (the CronJob sets them: podSpec.ts). */
+const settingsSchema = z.object({
+  [RUNNER_ENV.reportUrl]: z.url({ error: 'must be the service URL, e.g. http://crondeck.crondeck.svc:7433' }),
+  [RUNNER_ENV.jobId]: whole('a job id').min(1, { error: 'must be a job id' }),
+  [RUNNER_ENV.command]: z.string({ error: 'is required' }).min(1, { error: 'must not be empty' }),
+  [RUNNER_ENV.timeout]: whole('a number of seconds').min(0).default(0),
+  [RUNNER_ENV.retryMaxAttempts]: whole('a number of retries').min(0).max(MAX_RETRY_ATTEMPTS).default(0),
+  [RUNNER_ENV.retryBaseDelay]: z.coerce.number({ error: 'must be a number of seconds' }).min(0).default(0),
+  [RUNNER_ENV.reportToken]: z.string({ error: 'is required (from the job’s Secret)' }).min(1),
+  [RUNNER_ENV.podUid]: z.string({ error: 'is required (downward API metadata.uid)' }).min(1),
+  [RUNNER_ENV.runUid]: z.string().min(1).optional(),
+});
+
+export interface RunnerSettings {
+  reportUrl: string;
+  jobId: number;
+  command: string;
+  timeoutSeconds: number;
+  retry: { maxAttempts: number; baseDelay: number };
+  reportToken: string;
+  podUid: string;
+  runUid: string | undefined;
+}
+
+/** Reads the runner's settings, or throws one message naming every bad variable. */
+export function readRunnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = settingsSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`crondeck run: invalid environment: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  return {
+    reportUrl: e[RUNNER_ENV.reportUrl],
+    jobId: e[RUNNER_ENV.jobId],
+    command: e[RUNNER_ENV.command],
+    timeoutSeconds: e[RUNNER_ENV.timeout],
+    retry: { maxAttempts: e[RUNNER_ENV.retryMaxAttempts], baseDelay: e[RUNNER_ENV.retryBaseDelay] },
+    reportToken: e[RUNNER_ENV.reportToken],
+    podUid: e[RUNNER_ENV.podUid],
+    runUid: e[RUNNER_ENV.runUid],
+  };
+}
+
+export interface PodRunIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Aborts when the pod is told to stop (SIGTERM: deletion, the Job's deadline). */
+  signal: AbortSignal;
+  /** The environment the command sees (the pod's own, minus the runner's instructions). */
+  env: NodeJS.ProcessEnv;
+  reportBudgetMs?: number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/**
+ * `crondeck run` in a pod: runs the job's command with its timeout and retries (the same attempt
+ * loop as the local runtime) and reports every attempt to the service, retrying a report while the
+ * service is away. The output also goes to the pod's log. Resolves to the exit code of the pod: the
+ * final attempt's (0 when the run succeeded), so the Job's outcome is the run's.
+ */
+export async function runInPod(settings: RunnerSettings, io: PodRunIo): Promise<number> {
+  const client = new ReportClient({
+    reportUrl: settings.reportUrl,
+    jobId: settings.jobId,
+    token: settings.reportToken,
+    budgetMs: io.reportBudgetMs,
+    onRetry: (reason, delayMs) =>
+      io.err(`[crondeck] report not delivered (${reason}); again in ${delayMs} ms\n`),
+  });
+  const last = await runAttempts<number>({
+    retry: settings.retry,
+    signal: io.signal,
+    sleep: io.sleep,
+    abortNote: '[crondeck] stopped: the pod was told to stop\n',
+    execute: (attempt, signal, onSpawn) =>
+      runCommand({
+        command: settings.command,
+        timeoutSeconds: settings.timeoutSeconds,
+        env: jobEnvironment(io.env, {
+          jobId: settings.jobId,
+          jobName: io.env.CRONDECK_JOB_NAME ?? '',
+          attempt,
+        }),
+        signal,
+        onSpawn,
+      }),
+    recorder: {
+      started: async (attempt) => attempt,
+      finished: async (_handle, attempt, result, final) => {
+        io.out(result.stdout);
+        io.err(result.stderr);
+        io.err(
+          `[crondeck] attempt ${attempt}: ${result.status} (exit ${result.exitCode})${final ? '' : '; retrying'}\n`,
+        );
+        await report(client, settings, attempt, result, final, io);
+      },
+    },
+  });
+  if (!last) return 143;
+  return last.status === 'success' ? 0 : last.exitCode === 0 ? 1 : last.exitCode;
+}
+
+async function report(
+  client: ReportClient,
+  settings: RunnerSettings,
+  attempt: number,
+  result: CommandResult,
+  final: boolean,
+  io: PodRunIo,
+): Promise<void> {
+  try {
+    await client.send({
+      podUid: settings.podUid,
+      ...(settings.runUid ? { runUid: settings.runUid } : {}),
+      attempt,
+      final,
+      status: result.status,
+      exitCode: Math.max(-1, Math.min(255, result.exitCode)),
+      startedAt: result.startedAt.toISOString(),
+      finishedAt: result.finishedAt.toISOString(),
+      stdout: result.stdout,
+      stderr: result.stderr,
+    });
+  } catch (error) {
+    // The run goes on: the controller records a run whose report never came from the Job's end.
+    const why = error instanceof ReportRefusedError ? error.message : (error as Error).message;
+    io.err(`[crondeck] could not report attempt ${attempt}: ${why}\n`);
+  }
+}
