@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Pool } from 'pg';
+import { lockDataDir } from './dataDirLock';
 import type { Database } from './database';
 import { openPrivateSocketDir, SOCKET_PORT } from './privateSocketDir';
 
@@ -25,10 +26,18 @@ export async function startEmbeddedDatabase(
   options: EmbeddedOptions = {},
 ): Promise<Database & { pglite: PGlite }> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const pglite = await PGlite.create(
-    options.dataDir,
-    options.loadDataDir ? { loadDataDir: options.loadDataDir } : {},
-  );
+  // Before PGlite opens the files: a second process must not even read them.
+  const lock = options.dataDir ? lockDataDir(options.dataDir) : undefined;
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(
+      options.dataDir,
+      options.loadDataDir ? { loadDataDir: options.loadDataDir } : {},
+    );
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   // The pool holds one connection, but pg's pool drops a connection after any failed query and
   // opens a new one at once, while the old socket is still closing: leave room for that overlap.
   const socketDir = openPrivateSocketDir(options.dataDir);
@@ -62,6 +71,7 @@ export async function startEmbeddedDatabase(
       await server.stop();
       await pglite.close();
       socketDir.remove();
+      lock?.release();
     },
   };
 }
