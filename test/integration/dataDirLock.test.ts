@@ -120,12 +120,12 @@ describe('lockDataDir and the holder it finds', () => {
   });
 
   it('takes over a lock held by a zombie that nobody has reaped', async () => {
-    // `true` exits at once; its parent becomes `sleep`, which never collects it.
-    const { child, line } = await shell('true & echo $!; exec sleep 60');
+    // The background `sleep 1` outlives the shell, which becomes `sleep 60` and never collects it.
+    const { child, line } = await shell('sleep 1 & echo $!; exec sleep 60');
     try {
       const zombie = Number(line);
       let state = '';
-      for (let i = 0; i < 200 && state !== 'Z'; i++) {
+      for (let i = 0; i < 1000 && state !== 'Z'; i++) {
         const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
         state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
         if (state !== 'Z') await new Promise((wait) => setTimeout(wait, 10));

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedDatabase } from '../../src/store/embedded';
@@ -30,7 +30,11 @@ function connectAsNobody(pool: { options: { host?: string; port?: number } }): P
 
 describe('the embedded database is reachable by this user only', () => {
   it('serves an in-memory database on a socket in a private directory, and still answers', async () => {
-    const db = await startEmbeddedDatabase();
+    // The suite's migrated snapshot when there is one: a fresh in-memory database takes seconds.
+    const snapshot = process.env.CRONDECK_TEST_SNAPSHOT;
+    const db = await startEmbeddedDatabase(
+      snapshot ? { loadDataDir: new Blob([readFileSync(snapshot)]) } : {},
+    );
     try {
       const { host } = db.pool.options as { host: string };
       expect(host.startsWith('/')).toBe(true);
@@ -42,7 +46,7 @@ describe('the embedded database is reachable by this user only', () => {
       await db.close();
     }
     expect(() => statSync((db.pool.options as { host: string }).host)).toThrow();
-  });
+  }, 120_000);
 
   it('keeps the socket of a data directory private even when the data directory is not', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'crondeck-access-'));
@@ -65,5 +69,5 @@ describe('the embedded database is reachable by this user only', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 });
