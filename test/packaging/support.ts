@@ -47,11 +47,20 @@ export function helm(args: string[]): HelmResult {
   return { ok: r.status === 0, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** `helm template` of the chart; throws with helm's message when it fails. */
+const rendered = new Map<string, string>();
+
+/**
+ * `helm template` of the chart (release `rel`, namespace `jobs`); throws with helm's message when
+ * it fails. The output of each argument list is rendered once per test file and parsed afresh.
+ */
 export function helmTemplate(args: string[] = []): K8sObject[] {
-  const r = helm(['template', 'rel', CHART_DIR, '--namespace', 'jobs', ...args]);
-  if (!r.ok) throw new Error(`helm template ${args.join(' ')} failed:\n${r.stderr}`);
-  return parseObjects(r.stdout);
+  const key = JSON.stringify(args);
+  if (!rendered.has(key)) {
+    const r = helm(['template', 'rel', CHART_DIR, '--namespace', 'jobs', ...args]);
+    if (!r.ok) throw new Error(`helm template ${args.join(' ')} failed:\n${r.stderr}`);
+    rendered.set(key, r.stdout);
+  }
+  return parseObjects(rendered.get(key)!);
 }
 
 export function kustomize(dir: string): K8sObject[] {

@@ -273,9 +273,11 @@ export function validateWithPrometheusModels(objs: Json[]): string[][] {
     });
     process.stdout.write(JSON.stringify(out));
   `;
+  const selected = objs.filter((o) => PROMETHEUS_KINDS.has(String(o.kind)));
+  if (selected.length === 0) return objs.map(() => []);
   const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: REPO_ROOT,
-    input: JSON.stringify(objs.filter((o) => PROMETHEUS_KINDS.has(String(o.kind)))),
+    input: JSON.stringify(selected),
     encoding: 'utf8',
   });
   const results = JSON.parse(stdout) as string[][];
