@@ -27,7 +27,7 @@ export class AlertConfigService implements AlertsApi {
   }
 
   async replace(jobId: number, config: AlertConfig): Promise<AlertConfig> {
-    this.checkAddresses(config);
+    await this.checkResolvedAddresses(config);
     if (!(await saveAlertConfig(this.pool, jobId, config, 'api'))) throw notFound(`job ${jobId} not found`);
     return config;
   }
@@ -48,6 +48,23 @@ export class AlertConfigService implements AlertsApi {
         if (!job) continue;
         if (config) await saveAlertConfig(tx, job.id, config, 'config');
         else await deleteAlertConfig(tx, job.id, 'config');
+      }
+    });
+  }
+
+  /**
+   * Like `checkAddresses`, and a host name that resolves into a denied range (`localhost`) is
+   * refused too, so the caller hears of it now rather than from a failed delivery later.
+   */
+  async checkResolvedAddresses(config: AlertConfig): Promise<void> {
+    const denied = await Promise.all(
+      config.webhooks.map((webhook) => this.policy.deniedTarget(new URL(webhook.url))),
+    );
+    denied.forEach((address, index) => {
+      if (address) {
+        throw invalid(
+          `webhooks.${index}.url: ${address} is in a range that SERVICE_WEBHOOK_DENY_CIDRS denies`,
+        );
       }
     });
   }

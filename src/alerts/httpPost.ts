@@ -1,6 +1,7 @@
-import { type Agent as HttpAgent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
-import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { Agent as HttpAgent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { LookupFunction, Socket } from 'node:net';
 
 export interface PostAnswer {
   status: number;
@@ -63,4 +64,37 @@ export function post(url: URL, body: string, options: PostOptions): Promise<Post
     request.on('error', reject);
     request.end(body);
   });
+}
+
+/**
+ * Keep-alive agents whose every new connection is checked once connected, on the address the
+ * socket really reached: `refusal` answers an error for a denied one, and the socket is destroyed
+ * before the request is written (its pending write waits for this same 'connect' event, and this
+ * listener comes first). The last line of defence behind the lookup and the literal check.
+ */
+export function guardedAgents(refusal: (remoteAddress: string | undefined) => Error | null): {
+  http: HttpAgent;
+  https: HttpsAgent;
+} {
+  const guard = <S extends Duplex | null | undefined>(socket: S): S => {
+    socket?.once('connect', () => {
+      const error = refusal((socket as unknown as Socket).remoteAddress);
+      if (error) socket.destroy(error);
+    });
+    return socket;
+  };
+  class GuardedHttpAgent extends HttpAgent {
+    override createConnection(...args: Parameters<HttpAgent['createConnection']>) {
+      return guard(super.createConnection(...args));
+    }
+  }
+  class GuardedHttpsAgent extends HttpsAgent {
+    override createConnection(...args: Parameters<HttpsAgent['createConnection']>) {
+      return guard(super.createConnection(...args));
+    }
+  }
+  return {
+    http: new GuardedHttpAgent({ keepAlive: true }),
+    https: new GuardedHttpsAgent({ keepAlive: true }),
+  };
 }

@@ -1,8 +1,6 @@
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { DENIED_ADDRESS, type WebhookAddressPolicy } from './addressPolicy';
 import type { DeliveryOutcome } from './deliveryOutcome';
-import { post } from './httpPost';
+import { guardedAgents, post } from './httpPost';
 
 /** Spec section 6: each webhook request times out after 10 seconds. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
@@ -29,13 +27,18 @@ export class WebhookSender {
    * Connections of this sender's own: each was made to addresses its deny check saw, and they
    * close with the sender (the process-wide agent would keep them past it).
    */
-  private readonly agents = {
-    http: new HttpAgent({ keepAlive: true }),
-    https: new HttpsAgent({ keepAlive: true }),
-  };
+  private readonly agents: ReturnType<typeof guardedAgents>;
 
   constructor(private readonly options: WebhookSenderOptions) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+    this.agents = guardedAgents((remoteAddress) => {
+      const denied = options.policy.deniedRemote(remoteAddress);
+      return denied
+        ? Object.assign(new Error(`connected to ${denied}, which is in SERVICE_WEBHOOK_DENY_CIDRS`), {
+            code: DENIED_ADDRESS,
+          })
+        : null;
+    });
   }
 
   close(): void {

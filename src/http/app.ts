@@ -56,7 +56,10 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(express.json({ limit: BODY_LIMIT_BYTES }));
 
-  app.use('/health', healthRouter(deps.pool, deps.scheduler));
+  app.use(
+    '/health',
+    healthRouter(deps.pool, deps.scheduler, { apiToken: deps.apiToken, logger: deps.logger }),
+  );
   app.get('/metrics', async (_req, res) => {
     const body = await deps.metrics.render(await readMetricsSnapshot(deps.pool, deps.clock));
     // res.end, not res.send: send would append a charset to the exact content type of the spec.

@@ -6,18 +6,26 @@ import type { RequestHandler } from 'express';
  * that neither the token's content nor its length leaks through timing.
  */
 export function requireBearerToken(token: string): RequestHandler {
-  const expected = sha256(token);
+  const matches = bearerTokenCheck(token);
   return (req, res, next) => {
-    const header = req.headers.authorization ?? '';
-    const match = /^Bearer (.+)$/i.exec(header);
-    if (match?.[1] && timingSafeEqual(sha256(match[1]), expected)) {
+    if (matches(req.headers.authorization)) {
       next();
       return;
     }
+    const match = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
     res
       .status(401)
       .set('WWW-Authenticate', 'Bearer realm="crondeck"')
       .json({ error: match ? 'invalid API token' : 'missing API token: send Authorization: Bearer <token>' });
+  };
+}
+
+/** Whether an Authorization header carries `token` as its bearer token (constant-time). */
+export function bearerTokenCheck(token: string): (authorization: string | undefined) => boolean {
+  const expected = sha256(token);
+  return (authorization) => {
+    const match = /^Bearer (.+)$/i.exec(authorization ?? '');
+    return Boolean(match?.[1] && timingSafeEqual(sha256(match[1]), expected));
   };
 }
 

@@ -1,8 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Pool } from 'pg';
+import { lockDataDir } from './dataDirLock';
 import type { Database } from './database';
+import { openPrivateSocketDir, SOCKET_PORT } from './privateSocketDir';
 
 export interface EmbeddedOptions {
   /** Data directory; `undefined` keeps the database in memory. */
@@ -12,26 +14,40 @@ export interface EmbeddedOptions {
 }
 
 /**
- * Starts PGlite (Postgres compiled to WebAssembly) in this process and serves it on a loopback port,
+ * Starts PGlite (Postgres compiled to WebAssembly) in this process and serves it on a Unix socket,
  * so the rest of the service talks to it through `pg` exactly as it talks to a real server.
  * PGlite is a single backend session: the pool holds exactly one connection.
+ *
+ * The server accepts any user and any password, so it must not be reachable by anyone else: not a
+ * loopback port (any local account can connect to one), but a socket in a directory only this
+ * user can enter (a job inserted there would run as the service's user).
  */
 export async function startEmbeddedDatabase(
   options: EmbeddedOptions = {},
 ): Promise<Database & { pglite: PGlite }> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const pglite = await PGlite.create(
-    options.dataDir,
-    options.loadDataDir ? { loadDataDir: options.loadDataDir } : {},
-  );
+  // Before PGlite opens the files: a second process must not even read them.
+  const lock = options.dataDir ? lockDataDir(options.dataDir) : undefined;
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(
+      options.dataDir,
+      options.loadDataDir ? { loadDataDir: options.loadDataDir } : {},
+    );
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   // The pool holds one connection, but pg's pool drops a connection after any failed query and
   // opens a new one at once, while the old socket is still closing: leave room for that overlap.
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 4 });
+  const socketDir = openPrivateSocketDir(options.dataDir);
+  const server = new PGLiteSocketServer({ db: pglite, path: socketDir.socketPath, maxConnections: 4 });
   await server.start();
-  const [host, port] = server.getServerConn().split(':');
+  // The directory is what keeps others out; the socket's own mode says so a second time.
+  chmodSync(socketDir.socketPath, 0o600);
   const pool = new Pool({
-    host,
-    port: Number(port),
+    host: socketDir.dir,
+    port: SOCKET_PORT,
     user: 'postgres',
     database: 'postgres',
     max: 1,
@@ -54,6 +70,8 @@ export async function startEmbeddedDatabase(
       await pool.end();
       await server.stop();
       await pglite.close();
+      socketDir.remove();
+      lock?.release();
     },
   };
 }

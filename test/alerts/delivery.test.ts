@@ -3,7 +3,7 @@ import { OutboxWorker } from '../../src/alerts/outboxWorker';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../src/alerts/webhookSender';
 import { systemClock } from '../../src/domain/clock';
 import { createMemoryLogger } from '../../src/logging/logger';
-import { claimDueAlerts, enqueueAlerts } from '../../src/store/alerts';
+import { claimDueAlerts, enqueueAlerts, saveAlertConfig } from '../../src/store/alerts';
 import type { Database } from '../../src/store/database';
 import { createTestDatabase } from '../support/database';
 import { eventually, startTestService, type TestService } from '../support/service';
@@ -27,10 +27,21 @@ async function outbox(db: Database): Promise<OutboxRow[]> {
 }
 
 /** Creates a job that fails, with one webhook for failures, runs it once and waits for the run. */
-async function failOnce(service: TestService, name: string, url: string): Promise<number> {
+/**
+ * `storedEarlier`: the configuration went in before its name came to resolve into a denied range
+ * (or before the range was denied), so the API check, which resolves names too, did not stop it.
+ */
+async function failOnce(
+  service: TestService,
+  name: string,
+  url: string,
+  storedEarlier = false,
+): Promise<number> {
   const created = await service.request('POST', '/api/jobs', { name, schedule: '@daily', command: 'exit 1' });
   const jobId = created.body.id;
-  await service.request('PUT', `/api/jobs/${jobId}/alerts`, { webhooks: [{ url, events: ['failed'] }] });
+  const config = { webhooks: [{ url, events: ['failed' as const] }], emails: [] };
+  if (storedEarlier) await saveAlertConfig(service.db.pool, jobId, config, 'api');
+  else await service.request('PUT', `/api/jobs/${jobId}/alerts`, config);
   expect((await service.request('POST', `/api/jobs/${jobId}/run`)).status).toBe(200);
   await service.runtime.idle();
   return jobId;
@@ -162,7 +173,7 @@ describe('alert delivery', () => {
       alerting: { pollIntervalMs: 50 },
     });
     try {
-      await failOnce(service, 'denied', `http://localhost:${receiver.port}/x`);
+      await failOnce(service, 'denied', `http://localhost:${receiver.port}/x`, true);
       await eventually(async () => (await outbox(db))[0]?.state === 'failed');
       expect(receiver.requests).toHaveLength(0);
       expect((await outbox(db))[0]!.last_error).toMatch(/is in SERVICE_WEBHOOK_DENY_CIDRS$/);
@@ -199,7 +210,7 @@ describe('alert delivery', () => {
       alerting: { pollIntervalMs: 50, lookupWebhookHost },
     });
     try {
-      await failOnce(denying, 'rebound', url);
+      await failOnce(denying, 'rebound', url, true);
       await eventually(async () => (await outbox(db))[1]?.state === 'failed');
       expect(receiver.requests).toHaveLength(1);
       expect(lookups).toEqual(['receiver.invalid']);

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { runManifestsCommand } from '../../src/controller/crds/manifestsCommand';
 import { alertConfigCrd, crondeckCrds, scheduledJobCrd } from '../../src/controller/crds/definitions';
-import { renderCrdFiles } from '../../src/controller/crds/render';
+import { renderCrdDirectory, renderCrdFiles } from '../../src/controller/crds/render';
 import { writeCrds } from '../../src/controller/crds/writeCrds';
 import { crdProblems, undescribedFields } from '../support/openapi/crdRules';
 import { OPENAPI_DIR, validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
@@ -19,7 +19,7 @@ function transcriptBody(file: string, index: number, side: 'request' | 'response
 
 describe('checked-in CRDs', () => {
   it('are exactly what `crondeck manifests` generates (run it after changing a resource schema)', () => {
-    const generated = renderCrdFiles();
+    const generated = renderCrdDirectory();
     expect(readdirSync(CRDS_DIR).sort()).toEqual([...generated.keys()].sort());
     for (const [name, content] of generated) {
       expect(`${name}:\n${readFileSync(join(CRDS_DIR, name), 'utf8')}`).toBe(`${name}:\n${content}`);
@@ -38,6 +38,7 @@ describe('checked-in CRDs', () => {
     expect(written.map((path) => path.slice(dir.length))).toEqual([
       '/out/scheduledjobs.crondeck.dev.yaml',
       '/out/alertconfigs.crondeck.dev.yaml',
+      '/out/kustomization.yaml',
     ]);
     expect(readFileSync(written[0]!, 'utf8')).toBe(renderCrdFiles().get('scheduledjobs.crondeck.dev.yaml'));
   });
@@ -49,10 +50,11 @@ describe('crondeck manifests', () => {
     const output: string[] = [];
     await runManifestsCommand(['--out', dir], (text) => output.push(text));
     expect(output.join('')).toBe(
-      `wrote ${dir}/scheduledjobs.crondeck.dev.yaml\nwrote ${dir}/alertconfigs.crondeck.dev.yaml\n`,
+      `wrote ${dir}/scheduledjobs.crondeck.dev.yaml\nwrote ${dir}/alertconfigs.crondeck.dev.yaml\nwrote ${dir}/kustomization.yaml\n`,
     );
     expect(readdirSync(dir).sort()).toEqual([
       'alertconfigs.crondeck.dev.yaml',
+      'kustomization.yaml',
       'scheduledjobs.crondeck.dev.yaml',
     ]);
   });

@@ -82,4 +82,33 @@ describe('a database outage', () => {
       await close();
     }
   });
+
+  it('tells open /health callers only that the database is unavailable; token holders and the log hear why', async () => {
+    const { db, proxy, close } = await databaseBehindProxy();
+    const token = 'health-details-token-1234';
+    const service = await startTestService({ db, env: { SERVICE_API_TOKEN: token } });
+    try {
+      await proxy.cut();
+      const open = await service.request('GET', '/health');
+      expect(open.status).toBe(503);
+      expect(open.body).toEqual({ status: 'unavailable', error: 'database unavailable' });
+      expect(open.text).not.toContain(String(proxy.port));
+      const wrongToken = await service.request('GET', '/health', undefined, {
+        Authorization: 'Bearer not-the-token-at-all',
+      });
+      expect(wrongToken.body).toEqual({ status: 'unavailable', error: 'database unavailable' });
+
+      const authorized = await service.request('GET', '/health', undefined, {
+        Authorization: `Bearer ${token}`,
+      });
+      expect(authorized.status).toBe(503);
+      expect(authorized.body.error).toMatch(/^database unavailable: .+/);
+      const logged = service.logger.lines.find((line) => line.msg === 'health: database unreachable');
+      expect(logged).toMatchObject({ reason: expect.any(String) });
+    } finally {
+      await proxy.restore();
+      await service.stop();
+      await close();
+    }
+  });
 });

@@ -16,7 +16,10 @@ export class TcpProxy {
 
   async start(port = 0): Promise<number> {
     this.server = createServer((client) => {
-      const upstream = connect(this.targetPort, this.targetHost);
+      // A directory as host is a Unix socket, as `pg` has it (the embedded database).
+      const upstream = this.targetHost.startsWith('/')
+        ? connect({ path: `${this.targetHost}/.s.PGSQL.${this.targetPort}` })
+        : connect(this.targetPort, this.targetHost);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('close', () => this.sockets.delete(socket));

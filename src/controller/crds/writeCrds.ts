@@ -1,12 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { renderCrdFiles } from './render';
+import { renderCrdDirectory } from './render';
 
-/** Writes every CRD into `dir` and returns the paths written. */
+/** Writes every CRD (and the kustomization listing them) into `dir`; returns the paths written. */
 export async function writeCrds(dir: string): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const written: string[] = [];
-  for (const [name, content] of renderCrdFiles()) {
+  for (const [name, content] of renderCrdDirectory()) {
     const path = join(dir, name);
     await writeFile(path, content);
     written.push(path);

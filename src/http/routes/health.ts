@@ -1,19 +1,34 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
+import type { Logger } from '../../logging/logger';
 import type { SchedulerControl } from '../../scheduling/schedulerControl';
 import { countJobs } from '../../store/jobs';
 import { databaseSizeBytes } from '../../store/scheduler';
+import { bearerTokenCheck } from '../auth';
 
-/** `/health`: open without a token, answers 503 when the database cannot be reached. */
-export function healthRouter(pool: Pool, scheduler: SchedulerControl): Router {
+export interface HealthOptions {
+  /** SERVICE_API_TOKEN: a caller that sends it hears why the database is unavailable. */
+  apiToken: string | null;
+  logger: Logger;
+}
+
+/**
+ * `/health`: open without a token, answers 503 when the database cannot be reached. The reason
+ * (a driver message naming the database host and port) goes to the log and to callers with the API
+ * token only: the open answer must not map the network for anyone who can reach the port.
+ */
+export function healthRouter(pool: Pool, scheduler: SchedulerControl, options: HealthOptions): Router {
   const router = Router();
-  router.get('/', async (_req, res) => {
+  const authenticated = options.apiToken ? bearerTokenCheck(options.apiToken) : () => false;
+  let lastLogged: string | null = null;
+  router.get('/', async (req, res) => {
     try {
       const [jobs, dbSizeBytes, state] = await Promise.all([
         countJobs(pool),
         databaseSizeBytes(pool),
         scheduler.status(),
       ]);
+      lastLogged = null;
       res.json({
         status: 'ok',
         totalJobs: jobs.total,
@@ -23,9 +38,14 @@ export function healthRouter(pool: Pool, scheduler: SchedulerControl): Router {
         pausedUntil: state.until,
       });
     } catch (error) {
-      res
-        .status(503)
-        .json({ status: 'unavailable', error: `database unreachable: ${(error as Error).message}` });
+      const reason = (error as Error).message;
+      // Once per distinct reason: monitors poll /health every few seconds through a whole outage.
+      if (reason !== lastLogged) {
+        options.logger.warn('health: database unreachable', { reason });
+        lastLogged = reason;
+      }
+      const detail = authenticated(req.headers.authorization) ? `: ${reason}` : '';
+      res.status(503).json({ status: 'unavailable', error: `database unavailable${detail}` });
     }
   });
   return router;

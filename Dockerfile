@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1
+# One image for `crondeck serve`, `crondeck controller` and `crondeck run` (the CronJob pods).
+# Build: npm run image   (docker build -t ghcr.io/crondeck/crondeck:<version> .)
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# --- build: all dependencies, compile, then prune to production dependencies -------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+# `npm install`, not `npm ci`: see README ("Run the tests") for why the lock file refuses `npm ci`.
+COPY package.json package-lock.json ./
+RUN npm install --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+# --- runtime: node 20, dist/, production node_modules, and the tools job commands expect --------
+FROM ${NODE_IMAGE} AS runtime
+# sh and coreutils come with the base image; curl and a PostgreSQL client for job commands,
+# tzdata for time zones, tini to forward signals and reap the children of `crondeck run`.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates curl postgresql-client tzdata tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --gid 65532 crondeck \
+ && useradd --uid 65532 --gid 65532 --no-create-home --home-dir /tmp --shell /usr/sbin/nologin crondeck
+WORKDIR /app
+ENV NODE_ENV=production \
+    HOME=/tmp \
+    SERVICE_DATA_DIR=/tmp/data
+# version.ts reads /app/package.json; the dashboard serves its files from src/dashboard/assets.
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY src/dashboard/assets ./src/dashboard/assets
+# `crondeck` on the PATH is package.json's bin (dist/cli.js), so default job commands can call it.
+RUN printf '#!/bin/sh\nexec node /app/dist/cli.js "$@"\n' > /usr/local/bin/crondeck \
+ && chmod 0755 /usr/local/bin/crondeck
+# Nothing is written outside /tmp: the chart mounts an emptyDir there on a read-only root.
+USER 65532:65532
+EXPOSE 7433 8081
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/crondeck"]
+CMD ["serve", "--host", "0.0.0.0"]

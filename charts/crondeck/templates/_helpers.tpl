@@ -1,0 +1,156 @@
+{{/* Names ------------------------------------------------------------------------------- */}}
+{{- define "crondeck.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "crondeck.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "crondeck.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "crondeck.labels" -}}
+helm.sh/chart: {{ include "crondeck.chart" . }}
+{{ include "crondeck.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: crondeck
+{{- end -}}
+
+{{- define "crondeck.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "crondeck.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "crondeck.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{- define "crondeck.apiServiceAccountName" -}}
+{{- if .Values.serviceAccount.api.create -}}
+{{- default (printf "%s-api" (include "crondeck.fullname" .)) .Values.serviceAccount.api.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.api.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "crondeck.controllerServiceAccountName" -}}
+{{- if .Values.serviceAccount.controller.create -}}
+{{- default (printf "%s-controller" (include "crondeck.fullname" .)) .Values.serviceAccount.controller.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.controller.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The namespace whose custom resources are watched; empty = all (rbac.clusterWide). */}}
+{{- define "crondeck.watchNamespace" -}}
+{{- if not .Values.rbac.clusterWide -}}
+{{- default .Release.Namespace .Values.watchNamespace -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Secrets: names and keys, generated ones unless the user gave their own -------------------- */}}
+{{- define "crondeck.apiTokenSecretName" -}}
+{{- default (printf "%s-api-token" (include "crondeck.fullname" .)) .Values.apiToken.existingSecret -}}
+{{- end -}}
+
+{{- define "crondeck.reportSecretName" -}}
+{{- default (printf "%s-report-secret" (include "crondeck.fullname" .)) .Values.reportSecret.existingSecret -}}
+{{- end -}}
+
+{{- define "crondeck.postgresqlName" -}}
+{{- printf "%s-postgresql" (include "crondeck.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "crondeck.databaseSecretName" -}}
+{{- if and .Values.postgresql.enabled .Values.database.existingSecret -}}
+{{- fail "database: postgresql.enabled is true and database.existingSecret is set; choose one: set postgresql.enabled=false to use your own database, or leave database.existingSecret empty for the bundled one" -}}
+{{- else if .Values.database.existingSecret -}}
+{{- .Values.database.existingSecret -}}
+{{- else if .Values.postgresql.enabled -}}
+{{- include "crondeck.postgresqlName" . -}}
+{{- else -}}
+{{- fail "database: no database configured. Set database.existingSecret to the name of a Secret holding DATABASE_URL (postgres://user:password@host:5432/db), or set postgresql.enabled=true for a bundled single-instance PostgreSQL (for trying Crondeck out)" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "crondeck.databaseSecretKey" -}}
+{{- if .Values.database.existingSecret -}}
+{{- .Values.database.existingSecretKey -}}
+{{- else -}}
+DATABASE_URL
+{{- end -}}
+{{- end -}}
+
+{{/*
+A value kept across upgrades: the existing Secret's key when the Secret exists in the cluster
+(helm lookup; empty under `helm template`), else a fresh random one. Base64-encoded.
+Arguments: (list $ secretName key length)
+*/}}
+{{- define "crondeck.keptRandom" -}}
+{{- $root := index . 0 -}}
+{{- $name := index . 1 -}}
+{{- $key := index . 2 -}}
+{{- $length := index . 3 -}}
+{{- $existing := lookup "v1" "Secret" $root.Release.Namespace $name -}}
+{{- if and $existing $existing.data (hasKey $existing.data $key) -}}
+{{- index $existing.data $key -}}
+{{- else -}}
+{{- randAlphaNum $length | b64enc -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Volumes for a read-only root file system: a writable /tmp. */}}
+{{- define "crondeck.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: 256Mi
+{{- end -}}
+
+{{- define "crondeck.tmpVolumeMount" -}}
+- name: tmp
+  mountPath: /tmp
+{{- end -}}
+
+{{- define "crondeck.smtpEnabled" -}}
+{{- if .Values.smtp.host -}}true{{- end -}}
+{{- end -}}
+
+{{/* Environment shared by the API and the controller. */}}
+{{- define "crondeck.commonEnv" -}}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "crondeck.databaseSecretName" . }}
+      key: {{ include "crondeck.databaseSecretKey" . }}
+- name: SERVICE_REPORT_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "crondeck.reportSecretName" . }}
+      key: {{ .Values.reportSecret.existingSecretKey }}
+- name: CRONDECK_WATCH_NAMESPACE
+  value: {{ include "crondeck.watchNamespace" . | quote }}
+- name: SERVICE_LOG_LEVEL
+  value: {{ .Values.settings.logLevel | quote }}
+- name: LOG_LEVEL
+  value: {{ .Values.settings.logLevel | quote }}
+- name: POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: POD_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+{{- end -}}

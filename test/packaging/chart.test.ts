@@ -1,0 +1,376 @@
+/**
+ * The Helm chart: lint and render it with the default values, with every optional part on, and
+ * with each file of charts/crondeck/ci/; check every rendered object against its schema and the
+ * contract (names, RBAC, security); check that bad values fail with a message saying what to fix.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import {
+  API_RULES,
+  CONTROLLER_RULES,
+  LEASE_RULES,
+  flattenRules,
+  problemsOf,
+  securityProblems,
+} from './checkObjects';
+import {
+  CHART_DIR,
+  REPO_ROOT,
+  helm,
+  helmTemplate,
+  kubeTools,
+  loadCrds,
+  packageVersion,
+  type K8sObject,
+} from './support';
+
+const ALL_ON = [
+  '-f',
+  path.join(CHART_DIR, 'ci', 'all-on-values.yaml'),
+  '--api-versions',
+  'monitoring.coreos.com/v1',
+];
+const CI_FILES = readdirSync(path.join(CHART_DIR, 'ci')).filter((f) => f.endsWith('.yaml'));
+
+const VALUE_SETS: Array<[string, string[]]> = [
+  ['the default values', []],
+  ['every optional part switched on', ALL_ON],
+  ...CI_FILES.map((f): [string, string[]] => [`ci/${f}`, ['-f', path.join(CHART_DIR, 'ci', f)]]),
+];
+
+type AnyObject = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function find(objs: K8sObject[], kind: string, name: string): AnyObject {
+  const o = objs.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o)
+    throw new Error(`no ${kind}/${name} among ${objs.map((x) => `${x.kind}/${x.metadata.name}`).join(', ')}`);
+  return o;
+}
+
+function env(container: AnyObject): Record<string, AnyObject> {
+  return Object.fromEntries((container.env as AnyObject[]).map((e) => [e.name, e]));
+}
+
+beforeAll(() => {
+  kubeTools();
+}, 120_000);
+
+describe.each(VALUE_SETS)('the chart with %s', (_name, args) => {
+  test('passes helm lint --strict', () => {
+    const lintArgs = args.filter((a, i) => a !== '--api-versions' && args[i - 1] !== '--api-versions');
+    const r = helm(['lint', '--strict', CHART_DIR, ...lintArgs]);
+    expect(r.stderr + r.stdout).toContain('0 chart(s) failed');
+    expect(r.ok).toBe(true);
+  });
+
+  test('renders objects that match their schemas, strict about unknown fields', () => {
+    const objs = helmTemplate(args);
+    expect(objs.length).toBeGreaterThan(10);
+    expect(problemsOf(objs, loadCrds())).toEqual([]);
+  });
+
+  test('runs every pod restricted, with a read-only root and resources', () => {
+    expect(securityProblems(helmTemplate(args))).toEqual([]);
+  });
+});
+
+describe('the chart with the default values', () => {
+  const objs = () => helmTemplate();
+
+  test('runs two API replicas behind a PodDisruptionBudget, probed on /health', () => {
+    const all = objs();
+    const api = find(all, 'Deployment', 'rel-crondeck');
+    expect(api.spec.replicas).toBe(2);
+    const c = api.spec.template.spec.containers[0];
+    expect(c.args).toEqual(['serve', '--host', '0.0.0.0', '--port', '7433']);
+    for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+      expect(c[probe].httpGet).toEqual({ path: '/health', port: 'http' });
+    }
+    expect(c.ports).toEqual([{ name: 'http', containerPort: 7433, protocol: 'TCP' }]);
+    const pdb = find(all, 'PodDisruptionBudget', 'rel-crondeck');
+    expect(pdb.spec.selector.matchLabels).toEqual(api.spec.selector.matchLabels);
+    const svc = find(all, 'Service', 'rel-crondeck');
+    expect(svc.spec.ports[0].port).toBe(7433);
+    expect(svc.spec.selector).toEqual(api.spec.selector.matchLabels);
+  });
+
+  test('gives the API the variables of the contract', () => {
+    const c = find(objs(), 'Deployment', 'rel-crondeck').spec.template.spec.containers[0];
+    const e = env(c);
+    expect(e.SERVICE_RUNTIME!.value).toBe('kubernetes');
+    expect(e.CRONDECK_WATCH_NAMESPACE!.value).toBe('jobs');
+    expect(e.DATABASE_URL!.valueFrom.secretKeyRef).toEqual({
+      name: 'rel-crondeck-postgresql',
+      key: 'DATABASE_URL',
+    });
+    expect(e.SERVICE_API_TOKEN!.valueFrom.secretKeyRef).toEqual({
+      name: 'rel-crondeck-api-token',
+      key: 'SERVICE_API_TOKEN',
+    });
+    expect(e.SERVICE_REPORT_SECRET!.valueFrom.secretKeyRef).toEqual({
+      name: 'rel-crondeck-report-secret',
+      key: 'SERVICE_REPORT_SECRET',
+    });
+    for (const name of ['SERVICE_TIMEZONE', 'SERVICE_RETENTION_DAYS', 'SERVICE_LOG_LEVEL', 'LOG_LEVEL']) {
+      expect(e[name]).toBeDefined();
+    }
+    expect(e.SERVICE_SMTP_HOST).toBeUndefined();
+  });
+
+  test('runs one controller with leader election, health on 8081, reporting to the Service', () => {
+    const ctl = find(objs(), 'Deployment', 'rel-crondeck-controller');
+    expect(ctl.spec.replicas).toBe(1);
+    const c = ctl.spec.template.spec.containers[0];
+    expect(c.args).toEqual(['controller']);
+    expect(c.readinessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+    expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+    expect(c.ports[0].containerPort).toBe(8081);
+    const e = env(c);
+    expect(e.CRONDECK_LEADER_ELECTION!.value).toBe('true');
+    expect(e.CRONDECK_IMAGE!.value).toBe(c.image);
+    expect(e.CRONDECK_REPORT_URL!.value).toBe('http://rel-crondeck.jobs.svc:7433');
+    expect(e.CRONDECK_WATCH_NAMESPACE!.value).toBe('jobs');
+    expect(e.POD_NAME!.valueFrom.fieldRef.fieldPath).toBe('metadata.name');
+    expect(e.POD_NAMESPACE!.valueFrom.fieldRef.fieldPath).toBe('metadata.namespace');
+    expect(e.DATABASE_URL).toBeDefined();
+    expect(e.SERVICE_REPORT_SECRET!.valueFrom.secretKeyRef.name).toBe('rel-crondeck-report-secret');
+  });
+
+  test('uses the image ghcr.io/crondeck/crondeck:<appVersion>, and appVersion is the package version', () => {
+    const chart = YAML.parse(readFileSync(path.join(CHART_DIR, 'Chart.yaml'), 'utf8')) as {
+      appVersion: string;
+    };
+    expect(chart.appVersion).toBe(packageVersion());
+    for (const name of ['rel-crondeck', 'rel-crondeck-controller']) {
+      const c = find(objs(), 'Deployment', name).spec.template.spec.containers[0];
+      expect(c.image).toBe(`ghcr.io/crondeck/crondeck:${chart.appVersion}`);
+    }
+  });
+
+  test('grants exactly the contract RBAC, namespaced in the release namespace', () => {
+    const all = objs();
+    expect(all.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
+    expect(flattenRules(find(all, 'Role', 'rel-crondeck-api').rules)).toEqual(API_RULES);
+    expect(flattenRules(find(all, 'Role', 'rel-crondeck-controller').rules)).toEqual(CONTROLLER_RULES);
+    expect(flattenRules(find(all, 'Role', 'rel-crondeck-controller-leader-election').rules)).toEqual(
+      LEASE_RULES,
+    );
+    for (const [binding, sa] of [
+      ['rel-crondeck-api', 'rel-crondeck-api'],
+      ['rel-crondeck-controller', 'rel-crondeck-controller'],
+      ['rel-crondeck-controller-leader-election', 'rel-crondeck-controller'],
+    ]) {
+      const rb = find(all, 'RoleBinding', binding!);
+      expect(rb.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: binding });
+      expect(rb.subjects).toEqual([{ kind: 'ServiceAccount', name: sa, namespace: 'jobs' }]);
+      find(all, 'ServiceAccount', sa!);
+    }
+    expect(find(all, 'Deployment', 'rel-crondeck').spec.template.spec.serviceAccountName).toBe(
+      'rel-crondeck-api',
+    );
+    expect(find(all, 'Deployment', 'rel-crondeck-controller').spec.template.spec.serviceAccountName).toBe(
+      'rel-crondeck-controller',
+    );
+  });
+
+  test('generates the API token and the report secret', () => {
+    const all = objs();
+    const token = Buffer.from(find(all, 'Secret', 'rel-crondeck-api-token').data.SERVICE_API_TOKEN, 'base64');
+    expect(token.toString()).toMatch(/^[A-Za-z0-9]{48}$/);
+    const report = Buffer.from(
+      find(all, 'Secret', 'rel-crondeck-report-secret').data.SERVICE_REPORT_SECRET,
+      'base64',
+    );
+    expect(report.toString()).toMatch(/^[A-Za-z0-9]{64}$/);
+    // The lookup that keeps them on upgrade is in the template (helm template cannot reach a cluster).
+    expect(readFileSync(path.join(CHART_DIR, 'templates', '_helpers.tpl'), 'utf8')).toMatch(
+      /lookup "v1" "Secret" \$root\.Release\.Namespace \$name/,
+    );
+  });
+
+  test('bundles a PostgreSQL whose DATABASE_URL matches its password and Service, kept on uninstall', () => {
+    const all = objs();
+    const secret = find(all, 'Secret', 'rel-crondeck-postgresql');
+    expect(secret.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+    const password = Buffer.from(secret.data.POSTGRES_PASSWORD, 'base64').toString();
+    const url = new URL(Buffer.from(secret.data.DATABASE_URL, 'base64').toString());
+    expect(url.password).toBe(password);
+    expect(url.hostname).toBe('rel-crondeck-postgresql.jobs.svc');
+    expect(url.pathname).toBe('/crondeck');
+    const sts = find(all, 'StatefulSet', 'rel-crondeck-postgresql');
+    expect(sts.spec.replicas).toBe(1);
+    expect(sts.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('8Gi');
+    find(all, 'Service', 'rel-crondeck-postgresql');
+  });
+
+  test('renders no Ingress, ServiceMonitor, PrometheusRule or dashboard unless asked', () => {
+    const kinds = objs().map((o) => o.kind);
+    for (const kind of ['Ingress', 'ServiceMonitor', 'PrometheusRule', 'ConfigMap'])
+      expect(kinds).not.toContain(kind);
+  });
+
+  test('has a helm test pod that checks /health through the Service', () => {
+    const pod = find(objs(), 'Pod', 'rel-crondeck-test-health');
+    expect(pod.metadata.annotations['helm.sh/hook']).toBe('test');
+    expect(pod.spec.containers[0].command.at(-1)).toBe('http://rel-crondeck.jobs.svc:7433/health');
+    expect(pod.spec.containers[0].command[0]).toBe('curl');
+  });
+
+  test('prints NOTES with the token command and the migration note', () => {
+    const r = helm(['install', 'rel', CHART_DIR, '--namespace', 'jobs', '--dry-run=client']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('kubectl -n jobs get secret rel-crondeck-api-token');
+    expect(r.stdout).toContain('needs no hook');
+  });
+});
+
+describe('the chart with options', () => {
+  test('renders the ServiceMonitor only where the cluster serves monitoring.coreos.com/v1', () => {
+    const without = helmTemplate(['--set', 'serviceMonitor.enabled=true']);
+    expect(without.map((o) => o.kind)).not.toContain('ServiceMonitor');
+    const withIt = helmTemplate([
+      '--set',
+      'serviceMonitor.enabled=true',
+      '--api-versions',
+      'monitoring.coreos.com/v1',
+    ]);
+    const sm = find(withIt, 'ServiceMonitor', 'rel-crondeck');
+    expect(sm.spec.endpoints.map((e: AnyObject) => `${e.port} ${e.path}`)).toEqual([
+      'http /metrics',
+      'metrics /metrics',
+    ]);
+    const services = withIt.filter((o) => o.kind === 'Service');
+    for (const port of ['http', 'metrics']) {
+      expect(services.some((s) => (s.spec as AnyObject).ports.some((p: AnyObject) => p.name === port))).toBe(
+        true,
+      );
+    }
+  });
+
+  test('with rbac.clusterWide uses ClusterRoles, watches every namespace and keeps the Lease namespaced', () => {
+    const all = helmTemplate(['--set', 'rbac.clusterWide=true']);
+    expect(flattenRules(find(all, 'ClusterRole', 'jobs-rel-crondeck-api').rules)).toEqual(API_RULES);
+    expect(flattenRules(find(all, 'ClusterRole', 'jobs-rel-crondeck-controller').rules)).toEqual(
+      CONTROLLER_RULES,
+    );
+    expect(find(all, 'ClusterRoleBinding', 'jobs-rel-crondeck-controller').roleRef.kind).toBe('ClusterRole');
+    expect(all.filter((o) => o.kind === 'Role').map((o) => o.metadata.name)).toEqual([
+      'rel-crondeck-controller-leader-election',
+    ]);
+    for (const name of ['rel-crondeck', 'rel-crondeck-controller']) {
+      const c = find(all, 'Deployment', name).spec.template.spec.containers[0];
+      expect(env(c).CRONDECK_WATCH_NAMESPACE!.value).toBe('');
+    }
+  });
+
+  test('takes the database, the token and the report secret from existing Secrets and generates none', () => {
+    const all = helmTemplate(['-f', path.join(CHART_DIR, 'ci', 'external-database-values.yaml')]);
+    expect(all.filter((o) => o.kind === 'Secret' || o.kind === 'StatefulSet')).toEqual([]);
+    const e = env(find(all, 'Deployment', 'rel-crondeck').spec.template.spec.containers[0]);
+    expect(e.DATABASE_URL!.valueFrom.secretKeyRef).toEqual({
+      name: 'crondeck-database',
+      key: 'DATABASE_URL',
+    });
+    expect(e.SERVICE_API_TOKEN!.valueFrom.secretKeyRef).toEqual({
+      name: 'crondeck-secrets',
+      key: 'api-token',
+    });
+    expect(e.SERVICE_REPORT_SECRET!.valueFrom.secretKeyRef).toEqual({
+      name: 'crondeck-secrets',
+      key: 'report-secret',
+    });
+    expect(e.CRONDECK_WATCH_NAMESPACE!.value).toBe('jobs');
+    expect(find(all, 'Role', 'rel-crondeck-api').metadata.namespace).toBe('jobs');
+  });
+
+  test('passes SMTP settings with the password from a Secret', () => {
+    const all = helmTemplate(ALL_ON);
+    const e = env(find(all, 'Deployment', 'rel-crondeck').spec.template.spec.containers[0]);
+    expect(e.SERVICE_SMTP_HOST!.value).toBe('smtp.example.com');
+    expect(e.SERVICE_SMTP_PORT!.value).toBe('465');
+    expect(e.SERVICE_SMTP_SECURE!.value).toBe('true');
+    expect(e.SERVICE_SMTP_PASSWORD!.valueFrom.secretKeyRef).toEqual({
+      name: 'crondeck-smtp',
+      key: 'SERVICE_SMTP_PASSWORD',
+    });
+    expect(e.SERVICE_WEBHOOK_DENY_CIDRS!.value).toBe('169.254.0.0/16,10.0.0.0/8');
+  });
+
+  test('ships the Grafana dashboard with the sidecar label, querying only metrics that exist', () => {
+    const all = helmTemplate(ALL_ON);
+    const cm = find(all, 'ConfigMap', 'rel-crondeck-dashboard');
+    expect(cm.metadata.labels.grafana_dashboard).toBe('1');
+    expect(cm.metadata.namespace).toBe('monitoring');
+    const dashboard = JSON.parse(cm.data['crondeck.json']) as {
+      panels: Array<{ title: string; targets?: AnyObject[] }>;
+    };
+    expect(dashboard.panels.map((p) => p.title)).toEqual([
+      'Runs by status',
+      'Failure rate',
+      'Mean run duration (latest 1000 runs)',
+      'Scheduler paused',
+      'Jobs',
+      'Alert deliveries',
+      'Controller reconciles by result',
+      'Controller work queue depth',
+    ]);
+    const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => String(t.expr)));
+    expect(unknownMetrics(exprs)).toEqual([]);
+  });
+
+  test('has alerting rules for failing runs, a long pause and a controller that stopped reconciling', () => {
+    const rule = find(helmTemplate(ALL_ON), 'PrometheusRule', 'rel-crondeck');
+    const rules = rule.spec.groups[0].rules as AnyObject[];
+    expect(rules.map((r) => r.alert)).toEqual([
+      'CrondeckExecutionsFailing',
+      'CrondeckSchedulerPausedTooLong',
+      'CrondeckControllerNotReconciling',
+    ]);
+    expect(unknownMetrics(rules.map((r) => String(r.expr)))).toEqual([]);
+    expect(rules[1]!.for).toBe('1h');
+  });
+
+  test('leaves the CRDs out with crds.enabled=false', () => {
+    const kinds = helmTemplate(['--set', 'crds.enabled=false']).map((o) => o.kind);
+    expect(kinds).not.toContain('CustomResourceDefinition');
+  });
+});
+
+describe('bad values fail with a message that says what to fix', () => {
+  test.each([
+    [['--set', 'api.replicas=-1'], "at '/api/replicas': minimum: got -1, want 0"],
+    [['--set', 'controller.replicas=two'], "at '/controller/replicas'"],
+    [
+      ['--set', 'image.pullPolicy=Sometimes'],
+      "at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'",
+    ],
+    [['--set', 'settings.logLevel=loud'], "at '/settings/logLevel'"],
+    [['--set', 'replicas=2'], "additional properties 'replicas' not allowed"],
+    [
+      ['--set', 'postgresql.enabled=false'],
+      'Set database.existingSecret to the name of a Secret holding DATABASE_URL (postgres://user:password@host:5432/db), or set postgresql.enabled=true',
+    ],
+    [['--set', 'database.existingSecret=mine'], 'choose one: set postgresql.enabled=false'],
+  ])('helm template %j', (args, message) => {
+    const r = helm(['template', 'rel', CHART_DIR, ...args]);
+    expect(r.ok).toBe(false);
+    expect(r.stderr).toContain(message);
+  });
+});
+
+const CONTROLLER_METRICS = [
+  'crondeck_controller_reconcile_total',
+  'crondeck_controller_workqueue_depth',
+  'crondeck_controller_last_reconcile_timestamp_seconds',
+];
+
+/** Metric names in PromQL expressions that neither src/metrics nor the controller contract define. */
+function unknownMetrics(exprs: string[]): string[] {
+  const source = readFileSync(path.join(REPO_ROOT, 'src', 'metrics', 'metrics.ts'), 'utf8');
+  const known = new Set([...source.matchAll(/'(service_[a-z_]+)'/g)].map((m) => m[1]!));
+  const summaries = [...known].flatMap((n) => [`${n}_sum`, `${n}_count`]);
+  for (const n of [...summaries, ...CONTROLLER_METRICS]) known.add(n);
+  const used = exprs.flatMap((e) => [...e.matchAll(/\b((?:service|crondeck)_[a-z_]+)\b/g)].map((m) => m[1]!));
+  return [...new Set(used.filter((n) => !known.has(n)))];
+}

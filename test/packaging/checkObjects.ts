@@ -1,0 +1,126 @@
+import type { K8sObject } from './support';
+import {
+  validateCustomResource,
+  validateKubernetesObject,
+  validateWithPrometheusModels,
+} from './validateRendered';
+
+const OUR_GROUP = 'crondeck.dev';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed YAML of many shapes
+type AnyObject = Record<string, any>;
+
+function label(o: K8sObject): string {
+  return `${o.kind}/${o.metadata?.name ?? '?'}`;
+}
+
+/**
+ * Every problem of every object, as "Kind/name: problem": built-in kinds against the Kubernetes
+ * schemas, Prometheus Operator kinds also through their models, our own kinds against the CRDs
+ * (when `crds` holds them; without them a custom resource is reported as unchecked).
+ */
+export function problemsOf(objs: K8sObject[], crds: K8sObject[] = []): string[] {
+  const problems: string[] = [];
+  const prometheus = validateWithPrometheusModels(objs);
+  objs.forEach((o, i) => {
+    const found: string[] = [];
+    if (String(o.apiVersion).startsWith(`${OUR_GROUP}/`)) {
+      const crd = crds.find((c) => (c.spec as { names: { kind: string } }).names.kind === o.kind);
+      found.push(...(crd ? validateCustomResource(o, crd) : [`no CRD for ${o.kind} to check it against`]));
+    } else {
+      found.push(...validateKubernetesObject(o), ...prometheus[i]!);
+    }
+    problems.push(...found.map((p) => `${label(o)}: ${p}`));
+  });
+  return problems;
+}
+
+/** The pod specs of workloads (Deployment, StatefulSet, Job, CronJob) and bare Pods. */
+export function podSpecs(objs: K8sObject[]): Array<{ owner: string; spec: Record<string, unknown> }> {
+  const out: Array<{ owner: string; spec: Record<string, unknown> }> = [];
+  for (const o of objs) {
+    const spec = o.spec as AnyObject | undefined;
+    if (!spec) continue;
+    if (o.kind === 'Pod') out.push({ owner: label(o), spec });
+    else if (spec.template?.spec) out.push({ owner: label(o), spec: spec.template.spec });
+    else if (spec.jobTemplate?.spec?.template?.spec)
+      out.push({ owner: label(o), spec: spec.jobTemplate.spec.template.spec });
+  }
+  return out;
+}
+
+/** What the restricted Pod Security Standard (and a read-only root) asks of each pod. */
+export function securityProblems(objs: K8sObject[]): string[] {
+  const problems: string[] = [];
+  for (const { owner, spec } of podSpecs(objs)) {
+    const pod = (spec.securityContext ?? {}) as AnyObject;
+    if (pod.runAsNonRoot !== true) problems.push(`${owner}: pod securityContext.runAsNonRoot is not true`);
+    if (pod.seccompProfile?.type !== 'RuntimeDefault')
+      problems.push(`${owner}: pod seccompProfile is not RuntimeDefault`);
+    const containers = [
+      ...((spec.initContainers as unknown[]) ?? []),
+      ...((spec.containers as unknown[]) ?? []),
+    ];
+    for (const c of containers as Array<AnyObject>) {
+      const sc = c.securityContext ?? {};
+      const where = `${owner} container ${c.name}`;
+      if (sc.allowPrivilegeEscalation !== false)
+        problems.push(`${where}: allowPrivilegeEscalation is not false`);
+      if (sc.readOnlyRootFilesystem !== true) problems.push(`${where}: readOnlyRootFilesystem is not true`);
+      if (!(sc.capabilities?.drop ?? []).includes('ALL'))
+        problems.push(`${where}: capabilities.drop lacks ALL`);
+      if (sc.privileged === true) problems.push(`${where}: privileged`);
+      if (!c.resources?.requests || !c.resources?.limits)
+        problems.push(`${where}: no resource requests and limits`);
+      const mountsTmp = (c.volumeMounts ?? []).some((m: { mountPath: string }) => m.mountPath === '/tmp');
+      if (!mountsTmp && String(c.image).includes('crondeck/crondeck') && owner.startsWith('Deployment')) {
+        problems.push(`${where}: no writable /tmp on a read-only root`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** RBAC rules flattened to "group/resource verb" lines, sorted, for comparison with the contract. */
+export function flattenRules(
+  rules: Array<{ apiGroups?: string[]; resources?: string[]; verbs: string[] }>,
+): string[] {
+  const out = new Set<string>();
+  for (const r of rules) {
+    for (const g of r.apiGroups ?? ['']) {
+      for (const res of r.resources ?? []) for (const v of r.verbs) out.add(`${g || 'core'}/${res} ${v}`);
+    }
+  }
+  return [...out].sort();
+}
+
+const all = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+const rules = (group: string, resources: string[], verbs: string[]) => ({
+  apiGroups: [group],
+  resources,
+  verbs,
+});
+
+/** The contract's RBAC for the API's ServiceAccount. */
+export const API_RULES = flattenRules([
+  rules('crondeck.dev', ['scheduledjobs', 'alertconfigs'], all),
+  rules('batch', ['cronjobs'], ['get', 'list', 'watch', 'patch']),
+  rules('batch', ['jobs'], ['create']),
+]);
+
+/** The contract's RBAC for the controller, without the leader-election Lease. */
+export const CONTROLLER_RULES = flattenRules([
+  rules('crondeck.dev', ['scheduledjobs', 'alertconfigs'], ['get', 'list', 'watch', 'update', 'patch']),
+  rules('crondeck.dev', ['scheduledjobs/status', 'alertconfigs/status'], ['get', 'update', 'patch']),
+  rules('crondeck.dev', ['scheduledjobs/finalizers', 'alertconfigs/finalizers'], ['update']),
+  rules('batch', ['cronjobs'], all),
+  rules('batch', ['jobs'], ['get', 'list', 'watch']),
+  rules('', ['pods'], ['get', 'list', 'watch']),
+  rules('', ['secrets'], all),
+  rules('', ['events'], ['create', 'patch']),
+  rules('events.k8s.io', ['events'], ['create', 'patch']),
+]);
+
+export const LEASE_RULES = flattenRules([
+  rules('coordination.k8s.io', ['leases'], ['get', 'create', 'update']),
+]);
