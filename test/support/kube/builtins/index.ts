@@ -1,0 +1,7 @@
+import type { Registry } from '../resources';
+import { configmaps, namespaces, nodes, serviceaccounts } from './core';
+
+/** Every built-in kind the emulator serves. */
+export function registerBuiltins(registry: Registry): void {
+  for (const t of [namespaces, configmaps, serviceaccounts, nodes]) registry.add(t);
+}

@@ -1,0 +1,64 @@
+import { ApiError, badRequest, invalid, fieldErr } from '../errors';
+import { apiVersionOf, type ResourceType } from '../resources';
+import { isPlainObject, type Obj } from '../types';
+import { warning, type RequestContext } from './context';
+
+/** The "cannot be handled as a Kind" prefix of decode failures (02-cr #17, 10-lease #13). */
+export function decodePrefix(type: ResourceType): string {
+  return `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}`;
+}
+
+export function parseJsonBody(ctx: RequestContext): unknown {
+  try {
+    return JSON.parse(ctx.rawBody);
+  } catch (e) {
+    throw badRequest(`${decodePrefix(ctx.type)}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Checks apiVersion and kind of a full object body, then prunes unknown fields according to
+ * fieldValidation: Strict → 400 listing them, Warn (the default) → one Warning per field.
+ */
+export function decodeObject(ctx: RequestContext, body: unknown): Obj {
+  const type = ctx.type;
+  if (!isPlainObject(body)) throw badRequest(`${decodePrefix(type)}: body is not a JSON object`);
+  const obj = body;
+  const expected = apiVersionOf(type);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
+    // The real decoder reads the body as unstructured and warns about its top-level fields (02-cr #15).
+    if (type.custom) {
+      for (const k of Object.keys(obj).sort()) {
+        if (!['apiVersion', 'kind', 'metadata'].includes(k))
+          ctx.warnings.push(warning(`unknown field "${k}"`));
+      }
+    }
+    throw badRequest(
+      `the API version in the data (${obj.apiVersion}) does not match the expected API version (${expected})`,
+    );
+  }
+  if (obj.kind !== undefined && obj.kind !== type.kind && type.custom) {
+    throw invalid(obj.kind as string, type.group, obj.metadata?.name ?? '', [
+      fieldErr.invalid('kind', obj.kind, `must be ${type.kind}`),
+    ]);
+  }
+  if (!isPlainObject(obj.metadata)) obj.metadata = {};
+  pruneUnknown(ctx, obj);
+  obj.apiVersion = expected;
+  obj.kind = type.kind;
+  return obj;
+}
+
+export function pruneUnknown(ctx: RequestContext, obj: Obj): void {
+  const unknown = ctx.type.prune ? ctx.type.prune(obj) : [];
+  if (unknown.length === 0) return;
+  if (ctx.fieldValidation === 'Strict') {
+    throw new ApiError(
+      400,
+      'BadRequest',
+      `${decodePrefix(ctx.type)}: strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`,
+    );
+  }
+  if (ctx.fieldValidation === 'Warn')
+    for (const u of unknown) ctx.warnings.push(warning(`unknown field "${u}"`));
+}
