@@ -1,6 +1,7 @@
 import { ApiError, badRequest, invalid, fieldErr } from '../errors';
 import { apiVersionOf, type ResourceType } from '../resources';
 import { isPlainObject, type Obj } from '../types';
+import { duplicateFields } from '../duplicates';
 import { warning, type RequestContext } from './context';
 
 /** The "cannot be handled as a Kind" prefix of decode failures (02-cr #17, 10-lease #13). */
@@ -43,22 +44,25 @@ export function decodeObject(ctx: RequestContext, body: unknown): Obj {
     ]);
   }
   if (!isPlainObject(obj.metadata)) obj.metadata = {};
-  pruneUnknown(ctx, obj);
+  pruneUnknown(ctx, obj, ctx.rawBody);
   obj.apiVersion = expected;
   obj.kind = type.kind;
   return obj;
 }
 
-export function pruneUnknown(ctx: RequestContext, obj: Obj): void {
-  const unknown = ctx.type.prune ? ctx.type.prune(obj) : [];
-  if (unknown.length === 0) return;
+/** Unknown and duplicated fields: Strict → 400, Warn → one Warning each, Ignore → silence (14 #13–#22). */
+export function pruneUnknown(ctx: RequestContext, obj: Obj, raw?: string): void {
+  const problems = [
+    ...(raw ? duplicateFields(raw).map((d) => `duplicate field "${d}"`) : []),
+    ...(ctx.type.prune ? ctx.type.prune(obj) : []).map((u) => `unknown field "${u}"`),
+  ];
+  if (problems.length === 0) return;
   if (ctx.fieldValidation === 'Strict') {
     throw new ApiError(
       400,
       'BadRequest',
-      `${decodePrefix(ctx.type)}: strict decoding error: ${unknown.map((u) => `unknown field "${u}"`).join(', ')}`,
+      `${decodePrefix(ctx.type)}: strict decoding error: ${problems.join(', ')}`,
     );
   }
-  if (ctx.fieldValidation === 'Warn')
-    for (const u of unknown) ctx.warnings.push(warning(`unknown field "${u}"`));
+  if (ctx.fieldValidation === 'Warn') for (const p of problems) ctx.warnings.push(warning(p));
 }

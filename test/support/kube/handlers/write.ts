@@ -215,12 +215,12 @@ export function update(
     const before = new Set<string>(old.metadata.finalizers ?? []);
     const added = ((next.metadata.finalizers ?? []) as string[]).filter((f) => !before.has(f));
     if (added.length) {
-      throw invalid(type.kind, type.group, name, [
-        fieldErr.forbidden(
-          'metadata.finalizers',
-          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
-        ),
-      ]);
+      const err = fieldErr.forbidden(
+        'metadata.finalizers',
+        `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+      );
+      // The real server reports it twice (object-meta and strategy checks): 07 #6 has two causes.
+      throw invalid(type.kind, type.group, name, [err, err]);
     }
   }
   validateAndDefault(type, next, wctx);
