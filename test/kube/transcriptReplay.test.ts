@@ -34,7 +34,15 @@ describe('transcript replay against the emulator', () => {
             for (const r of results)
               console.log(`${file} #${r.i} ${r.outcome}${r.detail ? `\n${r.detail}` : ''}`);
           }
-          expect(failures.map((f) => `#${f.i} ${f.outcome}: ${f.detail}`)).toEqual([]);
+          expect(
+            failures.map(
+              (f) =>
+                `#${f.i} ${f.outcome}: ${(f.detail ?? '')
+                  .split('\n')
+                  .map((l) => l.slice(0, 400))
+                  .join('\n')}`,
+            ),
+          ).toEqual([]);
         } finally {
           await emu.stop();
         }

@@ -59,6 +59,8 @@ export class Normalizer {
   private string(s: string): string {
     let out = s.replace(UUID, (u) => this.placeholder('uid', u));
     out = out.replace(TIME, (t, frac: string | undefined, zone: string) => {
+      // Go's reference layout in parse errors stays as is (README).
+      if (t.startsWith('2006-01-02T15:04:05')) return t;
       if (!frac) return zone === 'Z' ? '<time>' : '<time+offset>';
       if (frac.length === 7 && zone === 'Z') return '<microtime>';
       return zone === 'Z' ? '<time.fraction>' : '<time.fraction+offset>';

@@ -103,7 +103,10 @@ export async function replay(t: Transcript, emu: KubeEmulator, plan: ReplayPlan)
       fresh.push([p, v]);
       return v;
     };
-    const path = bindings.substitute(e.request.path, freshValue);
+    const path = bindings.substitute(
+      e.request.path.replace(/%3C([a-z-]+)%3A(\d+)%3E/g, '<$1:$2>'),
+      freshValue,
+    );
     let body: string | undefined;
     if (e.request.rawBody !== undefined) body = e.request.rawBody;
     else if (e.request.body !== undefined) body = JSON.stringify(e.request.body);

@@ -6,6 +6,8 @@ export interface WriteContext {
   operation: 'create' | 'update' | 'status';
   old?: Obj;
   dryRun: boolean;
+  /** The object came from applying a PATCH to the stored one. */
+  viaPatch?: boolean;
 }
 
 /** What the emulator knows about one kind of resource (the server's RESTStorage, reduced). */
@@ -38,12 +40,29 @@ export interface ResourceType {
   fieldLabels?: Record<string, (o: Obj) => string | undefined>;
   /** Refuse a delete (e.g. namespace `default`): throw an ApiError. */
   beforeDelete?(obj: Obj, svc: unknown): void;
+  /** Group named in 422 messages when validation runs on another group's internal type (events.k8s.io). */
+  errorGroup?: string;
+  /** Two API versions of one stored kind share this key (core and events.k8s.io Events). */
+  storageKey?: string;
+  toStored?(obj: Obj): Obj;
+  fromStored?(obj: Obj): Obj;
   /** Message prefix of strict-decoding and parse failures: `Kind in version "v1" cannot be handled as a Kind`. */
   decodeName?: string;
 }
 
-export function resourceKey(t: Pick<ResourceType, 'group' | 'resource'>): string {
-  return `${t.group}/${t.resource}`;
+export function resourceKey(t: Pick<ResourceType, 'group' | 'resource' | 'storageKey'>): string {
+  return t.storageKey ?? `${t.group}/${t.resource}`;
+}
+
+/** The object as this API version shows it (events.k8s.io/v1 reads core Events). */
+export function present(t: ResourceType, o: Obj): Obj;
+export function present(t: ResourceType, o: Obj | undefined): Obj | undefined;
+export function present(t: ResourceType, o: Obj | undefined): Obj | undefined {
+  return o && t.fromStored ? t.fromStored(o) : o;
+}
+
+export function toStored(t: ResourceType, o: Obj): Obj {
+  return t.toStored ? t.toStored(o) : o;
 }
 
 export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {

@@ -44,6 +44,8 @@ export function decodeObject(ctx: RequestContext, body: unknown): Obj {
     ]);
   }
   if (!isPlainObject(obj.metadata)) obj.metadata = {};
+  // Go structs decode JSON null as the zero value, which omitempty then drops (10-lease #17).
+  if (!type.custom) dropNulls(obj);
   pruneUnknown(ctx, obj, ctx.rawBody);
   obj.apiVersion = expected;
   obj.kind = type.kind;
@@ -65,4 +67,13 @@ export function pruneUnknown(ctx: RequestContext, obj: Obj, raw?: string): void 
     );
   }
   if (ctx.fieldValidation === 'Warn') for (const p of problems) ctx.warnings.push(warning(p));
+}
+
+export function dropNulls(v: unknown): void {
+  if (Array.isArray(v)) return v.forEach(dropNulls);
+  if (!isPlainObject(v)) return;
+  for (const [k, x] of Object.entries(v)) {
+    if (x === null) delete v[k];
+    else dropNulls(x);
+  }
 }

@@ -1,5 +1,5 @@
 import { ApiError, details, fieldErr, invalid, notFound } from '../errors';
-import { resourceKey, type ResourceType } from '../resources';
+import { present, resourceKey, toStored, type ResourceType } from '../resources';
 import type { Store } from '../store';
 import { isPlainObject, rfc3339, type Obj } from '../types';
 import type { HandlerResult, RequestContext, ServerServices } from './context';
@@ -58,7 +58,11 @@ export function deleteObject(
   meta.deletionGracePeriodSeconds = 0;
   if (type.generation) meta.generation = (meta.generation ?? 0) + 1;
   if (dryRun) return { status: 200, body: obj, deleted: false };
-  return { status: 200, body: store.put(key, obj, 'MODIFIED'), deleted: false };
+  return {
+    status: 200,
+    body: present(type, store.put(key, toStored(type, obj), 'MODIFIED')),
+    deleted: false,
+  };
 }
 
 export function del(svc: ServerServices, ctx: RequestContext): HandlerResult {
@@ -76,7 +80,7 @@ export function del(svc: ServerServices, ctx: RequestContext): HandlerResult {
   }
   const ns = type.namespaced ? ctx.info.namespace : undefined;
   const name = ctx.info.name!;
-  const obj = svc.store.get(resourceKey(type), ns, name);
+  const obj = present(type, svc.store.get(resourceKey(type), ns, name));
   if (!obj) throw notFound(type.resource, type.group, name);
   const pre = (options.preconditions ?? {}) as { uid?: string; resourceVersion?: string };
   if (pre.uid && pre.uid !== obj.metadata.uid) {

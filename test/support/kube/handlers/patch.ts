@@ -1,5 +1,5 @@
 import { ApiError, badRequest, notEmulated, notFound } from '../errors';
-import { resourceKey } from '../resources';
+import { present, resourceKey } from '../resources';
 import { clone, isPlainObject, type Obj } from '../types';
 import type { HandlerResult, RequestContext, ServerServices } from './context';
 import { update } from './write';
@@ -135,7 +135,7 @@ export function patch(svc: ServerServices, ctx: RequestContext): HandlerResult {
     throw badRequest('error decoding patch: unexpected end of JSON input');
   }
   const ns = type.namespaced ? ctx.info.namespace : undefined;
-  const old = svc.store.get(resourceKey(type), ns, ctx.info.name!);
+  const old = present(type, svc.store.get(resourceKey(type), ns, ctx.info.name!));
   if (!old) throw notFound(type.resource, type.group, ctx.info.name!);
   let patched: Obj;
   if (mediaType === 'application/json-patch+json') {

@@ -1,5 +1,5 @@
 import { ApiError, badRequest, notEmulated, notFound } from '../errors';
-import { apiVersionOf, resourceKey, type ResourceType } from '../resources';
+import { apiVersionOf, present, resourceKey, type ResourceType } from '../resources';
 import { META_FIELDS, matchesLabels, parseFieldSelector, parseLabelSelector, quoteChar } from '../selectors';
 import type { Obj } from '../types';
 import type { HandlerResult, RequestContext, ServerServices } from './context';
@@ -8,7 +8,7 @@ export function get(svc: ServerServices, ctx: RequestContext): HandlerResult {
   const type = ctx.type;
   refuseAlternateRepresentations(ctx);
   const ns = type.namespaced ? ctx.info.namespace : undefined;
-  const obj = svc.store.get(resourceKey(type), ns, ctx.info.name!);
+  const obj = present(type, svc.store.get(resourceKey(type), ns, ctx.info.name!));
   // A subresource the kind lacks reads as not found (05-status #17 `/scale`).
   if (!obj || (ctx.info.subresource && !type.subresources.includes(ctx.info.subresource))) {
     throw notFound(type.resource, type.group, ctx.info.name!);
@@ -147,7 +147,10 @@ export async function list(
     }
   }
   const ns = type.namespaced ? ctx.info.namespace : undefined;
-  let items = svc.store.list(resourceKey(type), ns).filter((o) => filter.matches(o));
+  let items = svc.store
+    .list(resourceKey(type), ns)
+    .map((o) => present(type, o))
+    .filter((o) => filter.matches(o));
   let listRv = current;
   const cont = q.get('continue');
   if (cont) {
@@ -196,6 +199,15 @@ export async function list(
         })),
       },
     };
+  }
+  // Built-in lists carry items without kind/apiVersion (10-lease #18); custom resource lists keep them.
+  if (!type.custom) {
+    items = items.map((o) => {
+      const { kind: _k, apiVersion: _a, ...rest } = o;
+      void _k;
+      void _a;
+      return rest;
+    });
   }
   return { status: 200, body: { apiVersion: apiVersionOf(type), items, kind: type.listKind, metadata } };
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { apiVersionOf, resourceKey } from '../resources';
+import { apiVersionOf, present, resourceKey } from '../resources';
 import type { WatchEventRecord } from '../store';
 import type { Obj } from '../types';
 import type { RequestContext, ServerServices } from './context';
@@ -50,7 +50,10 @@ export function watch(
   };
   res.on('close', end);
   const send = (type: string, object: Obj): void => {
-    if (!closed) res.write(`${JSON.stringify({ type, object })}\n`);
+    if (!closed)
+      res.write(
+        `${JSON.stringify({ type, object: type === 'BOOKMARK' || type === 'ERROR' ? object : present(ctx.type, object) })}\n`,
+      );
   };
   const bookmark = (annotations?: Record<string, string>): void => {
     const metadata: Obj = { resourceVersion: String(svc.store.currentRv()) };
@@ -61,8 +64,8 @@ export function watch(
     e.resourceKey === key && (ns === undefined || e.namespace === ns);
   const deliver = (e: WatchEventRecord): void => {
     if (!inScope(e)) return;
-    const now = filter.matches(e.object);
-    const before = e.previous ? filter.matches(e.previous) : false;
+    const now = filter.matches(present(type, e.object));
+    const before = e.previous ? filter.matches(present(type, e.previous)) : false;
     if (e.type === 'ADDED') {
       if (now) send('ADDED', e.object);
     } else if (e.type === 'DELETED') {
@@ -83,7 +86,7 @@ export function watch(
   let startRv: number;
   if (!rvParam || rvParam === '0' || sendInitial) {
     startRv = svc.store.currentRv();
-    for (const o of svc.store.list(key, ns)) if (filter.matches(o)) send('ADDED', o);
+    for (const o of svc.store.list(key, ns)) if (filter.matches(present(type, o))) send('ADDED', o);
     if (bookmarks && (rvParam === '0' || sendInitial)) {
       bookmark({
         'k8s.io/initial-events-end': 'true',

@@ -1,5 +1,5 @@
 import { alreadyExists, ApiError, conflict, fieldErr, invalid, MODIFIED_CONFLICT, notFound } from '../errors';
-import { resourceKey, type ResourceType, type WriteContext } from '../resources';
+import { present, resourceKey, toStored, type ResourceType, type WriteContext } from '../resources';
 import { clone, deepEqual, isPlainObject, rfc3339, type Obj } from '../types';
 import { randomSuffix, validateSubdomainName } from '../validation';
 import type { HandlerResult, RequestContext, ServerServices } from './context';
@@ -20,7 +20,7 @@ export function hasStatus(type: ResourceType): boolean {
 function validateAndDefault(type: ResourceType, obj: Obj, ctx: WriteContext): void {
   type.defaults?.(obj, ctx);
   const errs = type.validate?.(obj, ctx) ?? [];
-  if (errs.length) throw invalid(type.kind, type.group, obj.metadata.name ?? '', errs);
+  if (errs.length) throw invalid(type.kind, type.errorGroup ?? type.group, obj.metadata.name ?? '', errs);
   type.normalize?.(obj, ctx);
 }
 
@@ -92,10 +92,10 @@ export function create(svc: ServerServices, ctx: RequestContext, body: unknown):
   meta.creationTimestamp = rfc3339(svc.now());
   if (type.generation) meta.generation = 1;
   if (ctx.dryRun) return { status: 201, body: obj };
-  const stored = svc.store.put(key, obj, 'ADDED');
+  const stored = svc.store.put(key, toStored(type, obj), 'ADDED');
   svc.onStored?.(type, stored, 'ADDED');
   svc.afterWrite();
-  return { status: 201, body: svc.store.get(key, meta.namespace, meta.name) ?? stored };
+  return { status: 201, body: present(type, svc.store.get(key, meta.namespace, meta.name) ?? stored) };
 }
 
 function storageKey(type: ResourceType, ns: string | undefined, name: string): string {
@@ -167,7 +167,7 @@ export function update(
       'the namespace of the provided object does not match the namespace sent on the request',
     );
   }
-  const old = opts.old ?? svc.store.get(key, ns, name);
+  const old = opts.old ?? present(type, svc.store.get(key, ns, name));
   if (!old) {
     if (meta.uid) throw uidConflict(type, ns, name, meta.uid, '');
     throw notFound(type.resource, type.group, name);
@@ -210,7 +210,12 @@ export function update(
     if (next.metadata.managedFields === undefined) delete next.metadata.managedFields;
   }
   next.metadata.resourceVersion = old.metadata.resourceVersion;
-  const wctx: WriteContext = { operation: statusWrite ? 'status' : 'update', old, dryRun: ctx.dryRun };
+  const wctx: WriteContext = {
+    operation: statusWrite ? 'status' : 'update',
+    old,
+    dryRun: ctx.dryRun,
+    viaPatch: opts.fromPatch,
+  };
   if (old.metadata.deletionTimestamp && !statusWrite) {
     const before = new Set<string>(old.metadata.finalizers ?? []);
     const added = ((next.metadata.finalizers ?? []) as string[]).filter((f) => !before.has(f));
@@ -242,8 +247,8 @@ export function update(
   if (isPlainObject(next.metadata) && Array.isArray(next.metadata.finalizers) && finalizers.length === 0) {
     delete next.metadata.finalizers;
   }
-  const stored = svc.store.put(key, next, 'MODIFIED');
+  const stored = svc.store.put(key, toStored(type, next), 'MODIFIED');
   svc.onStored?.(type, stored, 'MODIFIED');
   svc.afterWrite();
-  return { status: 200, body: svc.store.get(key, ns, name) ?? stored };
+  return { status: 200, body: present(type, svc.store.get(key, ns, name) ?? stored) };
 }
