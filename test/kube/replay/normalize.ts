@@ -57,7 +57,7 @@ export class Normalizer {
   }
 
   private string(s: string): string {
-    let out = s.replace(UUID, (u) => this.placeholder('uid', u));
+    let out = s.replace(/^127\.0\.0\.1:\d+$/, '<apiserver>').replace(UUID, (u) => this.placeholder('uid', u));
     out = out.replace(TIME, (t, frac: string | undefined, zone: string) => {
       // Go's reference layout in parse errors stays as is (README).
       if (t.startsWith('2006-01-02T15:04:05')) return t;

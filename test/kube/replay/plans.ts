@@ -2,14 +2,24 @@ import type { ReplayPlan } from './replay';
 
 type Body = Record<string, unknown>;
 
-/** `bodyFiltered` exchanges: keep only the entry for the example group on both sides. */
-const onlyExampleGroup = (key: 'groups' | 'items') => (body: unknown) => {
+const nameOf = (g: Body) => ((g.metadata as Body | undefined)?.name ?? g.name) as string;
+
+/** Keeps the entries of `key` whose name passes `keep`. */
+const filterList = (key: string, keep: (name: string) => boolean) => (body: unknown) => {
   const b = body as Body;
-  const list = (b[key] as Body[] | undefined) ?? [];
-  return {
-    ...b,
-    [key]: list.filter((g) => ((g.metadata as Body | undefined)?.name ?? g.name) === 'example.crondeck.dev'),
-  };
+  return { ...b, [key]: ((b[key] as Body[] | undefined) ?? []).filter((g) => keep(nameOf(g))) };
+};
+
+/** `bodyFiltered` exchanges of 01: the recorder kept only the example group. */
+const onlyExampleGroup = (key: 'groups' | 'items') => filterList(key, (n) => n === 'example.crondeck.dev');
+
+/**
+ * Discovery lists what the real server serves; the emulator lists what it serves. Compare the
+ * entries the emulator has (exactly), and require every one of them to exist in the recording.
+ */
+const sameEntriesAsEmulator = (key: 'groups' | 'resources') => (recorded: unknown, mine: unknown) => {
+  const served = new Set(((mine as Body)[key] as Body[]).map(nameOf));
+  return filterList(key, (n) => served.has(n))(recorded);
 };
 
 /**
@@ -20,7 +30,7 @@ const onlyExampleGroup = (key: 'groups' | 'items') => (body: unknown) => {
 export const PLANS: Record<string, Partial<ReplayPlan>> = {
   '01-crd-lifecycle.json': {
     refused: { 11: 'OpenAPI v3 documents are not served' },
-    filter: { 9: onlyExampleGroup('groups'), 10: onlyExampleGroup('items') },
+    filterBoth: { 9: onlyExampleGroup('groups'), 10: onlyExampleGroup('items') },
   },
   '02-cr-create-validate-list.json': {
     refused: { 42: 'server-side Table output (printer columns) is not rendered' },
@@ -48,5 +58,13 @@ export const PLANS: Record<string, Partial<ReplayPlan>> = {
         'a bad MicroTime inside a merge patch: the real 422 quotes the patched object with managedFields',
       ]),
     ),
+  },
+  '16-discovery.json': {
+    filter: {
+      3: sameEntriesAsEmulator('groups'),
+      ...Object.fromEntries(
+        [4, 5, 6, 7, 8, 9, 10, 11, 12].map((i) => [i, sameEntriesAsEmulator('resources')]),
+      ),
+    },
   },
 };

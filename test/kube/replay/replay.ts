@@ -16,8 +16,13 @@ export interface ReplayPlan {
   after?: Record<number, (emu: KubeEmulator) => void | Promise<void>>;
   /** Authorization header values for exchanges with an `auth` field. */
   auth?: (e: Exchange, emu: KubeEmulator, bindings: Bindings) => string | undefined;
-  /** Narrows both sides before comparing (for `bodyFiltered` exchanges). */
-  filter?: Record<number, (body: unknown) => unknown>;
+  /**
+   * Narrows the recorded body before comparing (`bodyFiltered` exchanges, discovery of kinds the
+   * emulator does not serve); gets the emulator's normalized answer to decide what to keep.
+   */
+  filter?: Record<number, (recorded: unknown, mine: unknown) => unknown>;
+  /** Narrows both bodies the same way (the recorder's own `bodyFiltered`). */
+  filterBoth?: Record<number, (body: unknown) => unknown>;
 }
 
 export interface ExchangeResult {
@@ -220,9 +225,10 @@ function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan):
   if (e.response.body !== undefined || a.body !== undefined) {
     let mine = stripInformative(norm.body(a.body));
     let theirs = stripInformative(e.response.body);
-    if (plan.filter?.[e.i]) {
-      mine = plan.filter[e.i]!(mine);
-      theirs = plan.filter[e.i]!(theirs);
+    if (plan.filter?.[e.i]) theirs = plan.filter[e.i]!(theirs, mine);
+    if (plan.filterBoth?.[e.i]) {
+      theirs = plan.filterBoth[e.i]!(theirs);
+      mine = plan.filterBoth[e.i]!(mine);
     }
     if (e.unordered) {
       mine = unorderStatus(mine);

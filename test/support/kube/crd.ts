@@ -14,6 +14,8 @@ export const customResourceDefinitions: ResourceType = builtin({
   namespaced: false,
   shortNames: ['crd', 'crds'],
   categories: ['api-extensions'],
+  // etcd still stores CRDs as v1beta1 (16 #9).
+  storageVersionHash: storageVersionHash('apiextensions.k8s.io', 'v1beta1', 'CustomResourceDefinition'),
   subresources: ['status'],
   generation: true,
   defaults(obj, ctx) {

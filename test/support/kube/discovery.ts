@@ -54,6 +54,34 @@ function subresourceEntry(t: ResourceType, sub: string): Obj {
   return { ...base, kind: t.kind, verbs: ['get'] };
 }
 
+/** The real server's group order in /apis (16 #3); CRD groups follow. */
+const GROUP_ORDER = [
+  'apiregistration.k8s.io',
+  'apps',
+  'events.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'scheduling.k8s.io',
+  'coordination.k8s.io',
+  'node.k8s.io',
+  'discovery.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+];
+
+function ordered(groups: string[]): string[] {
+  const rank = (g: string) => (GROUP_ORDER.includes(g) ? GROUP_ORDER.indexOf(g) : GROUP_ORDER.length);
+  return [...groups].sort((a, b) => rank(a) - rank(b));
+}
+
 function groupEntry(registry: Registry, group: string): Obj {
   const versions = registry.groupVersions(group).map((v) => ({ groupVersion: `${group}/${v}`, version: v }));
   return { name: group, versions, preferredVersion: versions[0] };
@@ -76,7 +104,7 @@ export function discovery(
     };
   }
   if (!isCore && !group) {
-    const groups = registry.groups().filter((g) => g !== '');
+    const groups = ordered(registry.groups().filter((g) => g !== ''));
     if (/as=APIGroupDiscoveryList/.test(accept)) return aggregated(registry, groups);
     return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map((g) => groupEntry(registry, g)) };
   }
@@ -86,12 +114,15 @@ export function discovery(
   if (types.length === 0) {
     throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
   }
-  return {
+  const list: Obj = {
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: group ? `${group}/${version}` : version,
     resources: resourceEntries(types),
   };
+  // The legacy /api/v1 list has no apiVersion (16 #4); group lists do.
+  if (isCore) delete list.apiVersion;
+  return list;
 }
 
 function aggregated(registry: Registry, groups: string[]): Obj {

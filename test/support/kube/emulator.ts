@@ -270,6 +270,7 @@ export class KubeEmulator implements ServerServices {
       }
       throw new PlainNotFound();
     }
+    if (type.notEmulated) throw notEmulated(type.notEmulated);
     const isWatch = method === 'GET' && ['true', '1'].includes(query.get('watch') ?? '');
     const verb = verbOf(method, info, isWatch);
     this.count(verb, info);

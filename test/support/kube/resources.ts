@@ -42,6 +42,8 @@ export interface ResourceType {
   beforeDelete?(obj: Obj, svc: unknown): void;
   /** Group named in 422 messages when validation runs on another group's internal type (events.k8s.io). */
   errorGroup?: string;
+  /** Listed in discovery, but every request is refused with 501 "not emulated: …". */
+  notEmulated?: string;
   /** Two API versions of one stored kind share this key (core and events.k8s.io Events). */
   storageKey?: string;
   toStored?(obj: Obj): Obj;

@@ -1,23 +1,31 @@
 import type { Registry } from '../resources';
 import { cronjobs, jobs } from './batch';
 import { leases } from './coordination';
-import { coreEvents, eventsV1 } from './events';
-import { secrets } from './secrets';
 import { configmaps, namespaces, nodes, serviceaccounts } from './core';
+import { coreEvents, eventsV1 } from './events';
+import { pods } from './pods';
+import { clusterRoleBindings, clusterRoles, reviewTypes, roleBindings, roles } from './rbac';
+import { secrets } from './secrets';
 
-/** Every built-in kind the emulator serves. */
+/** Every built-in kind the emulator serves (or lists and refuses, like the review APIs). */
 export function registerBuiltins(registry: Registry): void {
-  for (const t of [
+  const all = [
     namespaces,
     configmaps,
     serviceaccounts,
     nodes,
+    pods,
+    secrets,
+    coreEvents,
     cronjobs,
     jobs,
     leases,
-    secrets,
-    coreEvents,
     eventsV1,
-  ])
-    registry.add(t);
+    roles,
+    roleBindings,
+    clusterRoles,
+    clusterRoleBindings,
+    ...reviewTypes,
+  ];
+  for (const t of all) registry.add(t);
 }
