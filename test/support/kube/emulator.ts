@@ -124,6 +124,19 @@ export class KubeEmulator implements ServerServices {
     this.counts.clear();
   }
 
+  private readonly openWatches = new Set<() => void>();
+
+  /**
+   * Ends every open watch after the watch cache forgot its history: clients that re-watch from
+   * their last resourceVersion get the in-stream 410 and must re-list (06-watch #29).
+   */
+  expireWatches(): void {
+    // Other writes moved the revision on while the cache was rebuilt.
+    this.store.nextRv();
+    this.store.forgetHistory();
+    for (const end of [...this.openWatches]) end();
+  }
+
   /** etcd compaction (06-watch note): old continue tokens and Exact lists expire. */
   compact(): void {
     this.store.compact();
@@ -308,7 +321,13 @@ export class KubeEmulator implements ServerServices {
       case 'GET':
         if (info.name) return get(this, ctx);
         if (isWatch) {
-          watch(this, ctx, res, { bookmarkLeadMs: this.opts.bookmarkLeadMs });
+          watch(this, ctx, res, {
+            bookmarkLeadMs: this.opts.bookmarkLeadMs,
+            track: (end) => {
+              this.openWatches.add(end);
+              return () => this.openWatches.delete(end);
+            },
+          });
           return undefined;
         }
         return list(this, ctx, { tooLargeWaitMs: this.opts.tooLargeRvWaitMs });

@@ -6,6 +6,8 @@ import type { RequestContext, ServerServices } from './context';
 import { selectorFilter, validateListParams } from './read';
 
 export interface WatchOptions {
+  /** Registers the stream so the emulator can end it (expireWatches). */
+  track(end: () => void): () => void;
   /** How long before timeoutSeconds the server sends its BOOKMARK (real: ~1–2 s, 06-watch #5). */
   bookmarkLeadMs: number;
 }
@@ -49,6 +51,8 @@ export function watch(
     res.end();
   };
   res.on('close', end);
+  const untrack = opts.track(end);
+  res.on('close', untrack);
   const send = (type: string, object: Obj): void => {
     if (!closed)
       res.write(
