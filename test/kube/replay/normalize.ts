@@ -57,6 +57,7 @@ export class Normalizer {
   }
 
   private string(s: string): string {
+    if (/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/.test(s)) return '<secret>';
     let out = s.replace(/^127\.0\.0\.1:\d+$/, '<apiserver>').replace(UUID, (u) => this.placeholder('uid', u));
     out = out.replace(TIME, (t, frac: string | undefined, zone: string) => {
       // Go's reference layout in parse errors stays as is (README).

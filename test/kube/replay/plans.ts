@@ -67,4 +67,21 @@ export const PLANS: Record<string, Partial<ReplayPlan>> = {
       ),
     },
   },
+  '12-auth.json': {
+    refused: Object.fromEntries(
+      [8, 9, 10, 11, 12, 13, 28, 29, 30, 31, 32].map((i) => [
+        i,
+        'TokenReview, SubjectAccessReview and the self-reviews are listed in discovery but not emulated',
+      ]),
+    ),
+    auth: (e, emu) => {
+      if (e.auth === 'Bearer not-a-token') return 'Bearer not-a-token';
+      if (e.auth?.startsWith('none')) return undefined;
+      const sa = /ServiceAccount ([^/]+)\/(\S+)/.exec(e.auth ?? '');
+      const user = sa && `system:serviceaccount:${sa[1]}:${sa[2]}`;
+      const token = [...emu.tokens.entries()].find(([, u]) => u.name === user)?.[0];
+      if (!token) throw new Error(`no token for ${e.auth}`);
+      return `Bearer ${token}`;
+    },
+  },
 };

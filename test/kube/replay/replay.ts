@@ -150,7 +150,9 @@ export async function replay(t: Transcript, emu: KubeEmulator, plan: ReplayPlan)
         });
         break;
       }
-      const polledOk = res.status === e.response.status && pollMatches(e.response.body, body);
+      // Filtered bodies cannot be shape-matched whole; their poll condition is the status.
+      const filtered = Boolean(plan.filter?.[e.i] ?? plan.filterBoth?.[e.i]);
+      const polledOk = res.status === e.response.status && (filtered || pollMatches(e.response.body, body));
       if (e.polled && !polledOk && Date.now() < deadline) {
         await new Promise((s) => setTimeout(s, 100));
         continue;

@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { allowedByRules, authenticate, forbidden, type AllowRule, type Attributes } from './auth';
 import { registerBuiltins } from './builtins';
+import { rbacDecision } from './builtins/authorizer';
+import './builtins/tokens';
 import { collectGarbage } from './controllers/gc';
 import { customResourceDefinitions, establish, unregister } from './crd';
 import { discovery, PlainNotFound, VERSION_INFO } from './discovery';
@@ -351,16 +353,14 @@ export class KubeEmulator implements ServerServices {
     }
   }
 
+  /** system:masters, then the test's allow rules, then RBAC over the stored Roles and bindings. */
   private authorize(user: User, a: Attributes): void {
     if (user.groups.includes('system:masters')) return;
     if (allowedByRules(this.allowRules, user, a)) return;
-    if (this.rbacAllows?.(user, a)) return;
-    throw forbidden(user, a, this.rbacSuffix?.(user) ?? '');
+    const rbac = rbacDecision(this.store, user, a);
+    if (rbac.allowed) return;
+    throw forbidden(user, a, rbac.errors.length ? `: RBAC: ${rbac.errors.join(', ')}` : '');
   }
-
-  /** RBAC evaluation over stored Roles/Bindings, installed by builtins/rbac when present. */
-  rbacAllows?: (user: User, a: Attributes) => boolean;
-  rbacSuffix?: (user: User) => string;
 }
 
 function verbOf(method: string, info: RouteInfo, isWatch: boolean): string {

@@ -43,6 +43,8 @@ export interface ServerServices {
   /** Hooks run for built-in resources with side effects (e.g. CRD registration). */
   onStored?(type: ResourceType, obj: Obj, event: 'ADDED' | 'MODIFIED' | 'DELETED'): void;
   error?(e: ApiError): void;
+  /** Accepts a bearer token from now on (TokenRequest). */
+  addToken(token: string, user: User): void;
 }
 
 export function warning(text: string): string {
