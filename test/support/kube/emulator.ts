@@ -5,6 +5,7 @@ import { registerBuiltins } from './builtins';
 import { rbacDecision } from './builtins/authorizer';
 import './builtins/tokens';
 import { collectGarbage } from './controllers/gc';
+import { namespaceControllerPass } from './controllers/namespace';
 import { customResourceDefinitions, establish, unregister } from './crd';
 import { discovery, PlainNotFound, VERSION_INFO } from './discovery';
 import { ApiError, fieldErr, invalid, notEmulated } from './errors';
@@ -208,15 +209,19 @@ export class KubeEmulator implements ServerServices {
     if (this.inAfterWrite) return;
     this.inAfterWrite = true;
     try {
-      collectGarbage(this.store, this.registry, () => this.now());
-      for (const hook of this.controllerHooks) hook();
+      for (let i = 0; i < 100; i++) {
+        collectGarbage(this.store, this.registry, () => this.now());
+        let more = false;
+        for (const hook of this.controllerHooks) more = hook() || more;
+        if (!namespaceControllerPass(this.store, this.registry, this.now()) && !more) break;
+      }
     } finally {
       this.inAfterWrite = false;
     }
   }
 
   /** Controllers that react to writes (namespace cleanup, …) register here. */
-  readonly controllerHooks: (() => void)[] = [];
+  readonly controllerHooks: (() => boolean)[] = [];
 
   private count(verb: string, info: RouteInfo): void {
     const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;

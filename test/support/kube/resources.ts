@@ -38,6 +38,8 @@ export interface ResourceType {
   defaultPropagation?: 'Foreground' | 'Background' | 'Orphan';
   /** Extra field selectors (`involvedObject.name`, `status.phase` …) besides metadata.name/namespace. */
   fieldLabels?: Record<string, (o: Obj) => string | undefined>;
+  /** Deletion that only marks the object (Namespace → Terminating). */
+  markDeleted?(obj: Obj, now: Date): void;
   /** Refuse a delete (e.g. namespace `default`): throw an ApiError. */
   beforeDelete?(obj: Obj, svc: unknown): void;
   /** Group named in 422 messages when validation runs on another group's internal type (events.k8s.io). */

@@ -1,4 +1,5 @@
-import { fieldErr, type FieldError } from '../errors';
+import { ApiError, fieldErr, type FieldError } from '../errors';
+import { rfc3339 } from '../types';
 import type { ResourceType } from '../resources';
 import type { Obj } from '../types';
 import { validateLabelName, validateSubdomainName } from '../validation';
@@ -25,6 +26,23 @@ export const namespaces: ResourceType = builtin({
   },
   validate(obj) {
     return validateLabelName('metadata.name', obj.metadata.name);
+  },
+  markDeleted(obj, now) {
+    obj.metadata.deletionTimestamp = rfc3339(now);
+    obj.status = { ...obj.status, phase: 'Terminating' };
+  },
+  beforeDelete(obj) {
+    if (['default', 'kube-system', 'kube-public'].includes(obj.metadata.name)) {
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `namespaces "${obj.metadata.name}" is forbidden: this namespace may not be deleted`,
+        {
+          name: obj.metadata.name,
+          kind: 'namespaces',
+        },
+      );
+    }
   },
 });
 

@@ -44,6 +44,16 @@ export function deleteObject(
   const key = resourceKey(type);
   const meta = obj.metadata;
   if (meta.deletionTimestamp) return { status: 200, body: obj, deleted: false };
+  if (type.markDeleted) {
+    // Namespaces: Terminating first, the namespace controller removes them (15 #5).
+    type.markDeleted(obj, now);
+    if (dryRun) return { status: 200, body: obj, deleted: false };
+    return {
+      status: 200,
+      body: present(type, store.put(key, toStored(type, obj), 'MODIFIED')),
+      deleted: false,
+    };
+  }
   const finalizers: string[] = [...(meta.finalizers ?? [])];
   const effective = policy ?? type.defaultPropagation;
   if (effective === 'Foreground' && !finalizers.includes('foregroundDeletion'))
