@@ -4,7 +4,9 @@ import { allowedByRules, authenticate, forbidden, type AllowRule, type Attribute
 import { registerBuiltins } from './builtins';
 import { rbacDecision } from './builtins/authorizer';
 import './builtins/tokens';
+import { createJobFromCronJob, fireCronJob } from './controllers/cronjob';
 import { collectGarbage } from './controllers/gc';
+import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
 import { customResourceDefinitions, establish, unregister } from './crd';
 import { discovery, PlainNotFound, VERSION_INFO } from './discovery';
@@ -138,6 +140,26 @@ export class KubeEmulator implements ServerServices {
     this.store.nextRv();
     this.store.forgetHistory();
     for (const end of [...this.openWatches]) end();
+  }
+
+  /** Plays the CronJob controller for one scheduled time (controllers/cronjob.ts). */
+  fireCronJob(namespace: string, name: string, scheduledTime: Date): Obj {
+    return fireCronJob(this, namespace, name, scheduledTime);
+  }
+
+  /** `kubectl create job JOB --from=cronjob/CRON`. */
+  createJobFromCronJob(namespace: string, cronName: string, jobName: string): Obj {
+    return createJobFromCronJob(this, namespace, cronName, jobName);
+  }
+
+  /** One Job controller sync: pod creation, status and conditions from the pod's phase. */
+  syncJob(namespace: string, name: string): Obj {
+    return syncJob(this, namespace, name);
+  }
+
+  /** Runs the garbage collector now (it also runs after every write). */
+  collectGarbage(): void {
+    collectGarbage(this.store, this.registry, () => this.now());
   }
 
   /** etcd compaction (06-watch note): old continue tokens and Exact lists expire. */

@@ -1,3 +1,5 @@
+import { notFound } from '../errors';
+import { subresourceHandlers } from '../handlers/subresources';
 import type { ResourceType } from '../resources';
 import type { Obj } from '../types';
 import { validateSubdomainName } from '../validation';
@@ -52,4 +54,20 @@ export const pods: ResourceType = builtin({
     obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
   },
   validate: (obj: Obj) => validateSubdomainName('metadata.name', obj.metadata.name),
+});
+
+/** pods/binding (the scheduler's request, played by the recorder in 09 #5): sets spec.nodeName. */
+subresourceHandlers.set('pods/binding', (svc, ctx) => {
+  const ns = ctx.info.namespace!;
+  const name = ctx.info.name!;
+  const pod = svc.store.get('/pods', ns, name);
+  if (!pod) throw notFound('pods', '', name);
+  const body = JSON.parse(ctx.rawBody || '{}') as Obj;
+  pod.spec.nodeName = body.target?.name;
+  svc.store.put('/pods', pod, 'MODIFIED');
+  svc.afterWrite();
+  return {
+    status: 201,
+    body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 },
+  };
 });
