@@ -165,6 +165,10 @@ export async function replay(t: Transcript, emu: KubeEmulator, plan: ReplayPlan)
   };
 
   const watchExchange = async (e: Exchange): Promise<void> => {
+    if (plan.skipped[e.i]) {
+      results.set(e.i, { i: e.i, outcome: 'skipped', detail: plan.skipped[e.i] });
+      return;
+    }
     await plan.before?.[e.i]?.(emu);
     const r = buildRequest(e);
     const stream = openWatch(emu.url, r.path, r.headers);

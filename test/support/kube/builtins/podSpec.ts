@@ -40,10 +40,9 @@ export function validateJobPodTemplate(template: Obj | undefined, path: string):
     });
   }
   const rp = spec.restartPolicy;
-  if (rp === undefined || rp === '') {
+  // Any value but OnFailure/Never is reported as "Required" (08 #10 sends Always).
+  if (rp !== 'OnFailure' && rp !== 'Never') {
     errs.push(fieldErr.required(`${path}.spec.restartPolicy`, 'valid values: "OnFailure", "Never"'));
-  } else if (rp !== 'OnFailure' && rp !== 'Never') {
-    errs.push(fieldErr.notSupported(`${path}.spec.restartPolicy`, rp, ['OnFailure', 'Never']));
   }
   return errs;
 }

@@ -82,15 +82,16 @@ export function create(svc: ServerServices, ctx: RequestContext, body: unknown):
   const nameErrs = type.custom ? validateSubdomainName('metadata.name', meta.name) : [];
   if (nameErrs.length) throw invalid(type.kind, type.group, meta.name, nameErrs);
   if (hasStatus(type)) delete obj.status;
+  // Set before defaulting: Job defaults put the uid into the selector and labels (09 #2).
+  meta.uid = svc.store.newUid();
+  meta.creationTimestamp = rfc3339(svc.now());
+  if (type.generation) meta.generation = 1;
   const wctx: WriteContext = { operation: 'create', dryRun: ctx.dryRun };
   validateAndDefault(type, obj, wctx);
   checkNamespace(svc, type, ns, meta.name);
   const key = resourceKey(type);
   if (svc.store.get(key, meta.namespace, meta.name))
     throw alreadyExists(type.resource, type.group, meta.name);
-  meta.uid = svc.store.newUid();
-  meta.creationTimestamp = rfc3339(svc.now());
-  if (type.generation) meta.generation = 1;
   if (ctx.dryRun) return { status: 201, body: obj };
   const stored = svc.store.put(key, toStored(type, obj), 'ADDED');
   svc.onStored?.(type, stored, 'ADDED');
