@@ -1,0 +1,50 @@
+import { fieldErr, type FieldError } from '../errors';
+import { notEmulated } from '../errors';
+import type { ResourceType } from '../resources';
+import { validateSubdomainName } from '../validation';
+import { builtin } from './common';
+import { parseMicroTime } from './microTime';
+
+const PREFIX = 'Lease in version "v1" cannot be handled as a Lease';
+
+/** coordination.k8s.io/v1 Lease: MicroTime fields and the 422s of 10-lease #15. */
+export const leases: ResourceType = builtin({
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  resource: 'leases',
+  kind: 'Lease',
+  namespaced: true,
+  defaults(obj, ctx) {
+    const spec = obj.spec ?? {};
+    for (const f of ['acquireTime', 'renewTime']) {
+      if (spec[f] === undefined || spec[f] === null) continue;
+      try {
+        spec[f] = parseMicroTime(spec[f], PREFIX);
+      } catch (e) {
+        // A bad time in a PATCH is a 422 quoting the whole patched object, managedFields included.
+        if (ctx.operation !== 'create' && ctx.viaPatch)
+          throw notEmulated('MicroTime parse failure inside a PATCH');
+        throw e;
+      }
+    }
+  },
+  validate(obj) {
+    const errs: FieldError[] = validateSubdomainName('metadata.name', obj.metadata.name);
+    const spec = obj.spec ?? {};
+    if (typeof spec.leaseDurationSeconds === 'number' && spec.leaseDurationSeconds <= 0) {
+      errs.push(
+        fieldErr.invalid('spec.leaseDurationSeconds', spec.leaseDurationSeconds, 'must be greater than 0'),
+      );
+    }
+    if (typeof spec.leaseTransitions === 'number' && spec.leaseTransitions < 0) {
+      errs.push(
+        fieldErr.invalid(
+          'spec.leaseTransitions',
+          spec.leaseTransitions,
+          'must be greater than or equal to 0',
+        ),
+      );
+    }
+    return errs;
+  },
+});

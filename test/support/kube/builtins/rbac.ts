@@ -1,0 +1,60 @@
+import type { ResourceType } from '../resources';
+import { builtin } from './common';
+
+const G = 'rbac.authorization.k8s.io';
+
+/** RBAC objects are stored as they are; builtins/authorizer.ts evaluates them. */
+export const roles: ResourceType = builtin({
+  group: G,
+  version: 'v1',
+  resource: 'roles',
+  kind: 'Role',
+  namespaced: true,
+});
+export const roleBindings: ResourceType = builtin({
+  group: G,
+  version: 'v1',
+  resource: 'rolebindings',
+  kind: 'RoleBinding',
+  namespaced: true,
+});
+export const clusterRoles: ResourceType = builtin({
+  group: G,
+  version: 'v1',
+  resource: 'clusterroles',
+  kind: 'ClusterRole',
+  namespaced: false,
+});
+export const clusterRoleBindings: ResourceType = builtin({
+  group: G,
+  version: 'v1',
+  resource: 'clusterrolebindings',
+  kind: 'ClusterRoleBinding',
+  namespaced: false,
+});
+
+/**
+ * Review APIs are listed in discovery (16 #10, #11) but every request to them is refused loudly:
+ * token issuing and reviews are not emulated.
+ */
+function review(group: string, resource: string, kind: string, namespaced = false): ResourceType {
+  return builtin({
+    group,
+    version: 'v1',
+    resource,
+    kind,
+    namespaced,
+    verbs: ['create'],
+    storageVersionHash: undefined,
+    notEmulated: `${resource}.${group}`,
+  });
+}
+
+export const reviewTypes: ResourceType[] = [
+  review('authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview'),
+  review('authentication.k8s.io', 'tokenreviews', 'TokenReview'),
+  review('authorization.k8s.io', 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
+  review('authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
+  review('authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
+  review('authorization.k8s.io', 'subjectaccessreviews', 'SubjectAccessReview'),
+];

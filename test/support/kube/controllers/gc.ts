@@ -1,0 +1,94 @@
+import { deleteObject } from '../handlers/delete';
+import { resourceKey, type Registry, type ResourceType } from '../resources';
+import type { Store } from '../store';
+import type { Obj, OwnerReference } from '../types';
+
+interface Located {
+  type: ResourceType;
+  obj: Obj;
+}
+
+function everything(store: Store, registry: Registry): Located[] {
+  const out: Located[] = [];
+  const seen = new Set<string>();
+  for (const type of registry.all()) {
+    const key = resourceKey(type);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    for (const obj of store.list(key)) out.push({ type, obj });
+  }
+  return out;
+}
+
+function removeFinalizer(store: Store, { type, obj }: Located, finalizer: string): void {
+  const rest = (obj.metadata.finalizers as string[]).filter((f) => f !== finalizer);
+  const key = resourceKey(type);
+  if (rest.length === 0 && obj.metadata.deletionTimestamp) {
+    store.remove(key, obj.metadata.namespace, obj.metadata.name);
+    return;
+  }
+  obj.metadata.finalizers = rest;
+  store.put(key, obj, 'MODIFIED');
+}
+
+/**
+ * One pass of the garbage collector (kcm's, reduced to what 07 and 13 show): dependents of a
+ * vanished owner are deleted in the background; an owner with `orphan` first strips its
+ * ownerReference from every dependent; an owner with `foregroundDeletion` gets its dependents
+ * deleted and goes once no blocking dependent is left. Returns whether it changed anything.
+ */
+export function collectGarbageOnce(store: Store, registry: Registry, now: Date): boolean {
+  const all = everything(store, registry);
+  const byUid = new Map<string, Located>(all.map((l) => [l.obj.metadata.uid as string, l]));
+  const dependents = (uid: string) =>
+    all.filter((l) => (l.obj.metadata.ownerReferences ?? []).some((r: OwnerReference) => r.uid === uid));
+  for (const dep of all) {
+    const refs: OwnerReference[] = dep.obj.metadata.ownerReferences ?? [];
+    if (refs.length === 0) continue;
+    const live = refs.filter((r) => byUid.has(r.uid));
+    const orphaning = live.filter(
+      (r) =>
+        byUid.get(r.uid)!.obj.metadata.finalizers?.includes('orphan') &&
+        byUid.get(r.uid)!.obj.metadata.deletionTimestamp,
+    );
+    if (orphaning.length > 0) {
+      const kept = refs.filter((r) => !orphaning.includes(r));
+      if (kept.length) dep.obj.metadata.ownerReferences = kept;
+      else delete dep.obj.metadata.ownerReferences;
+      store.put(resourceKey(dep.type), dep.obj, 'MODIFIED');
+      return true;
+    }
+    const foreground = live.some((r) => {
+      const o = byUid.get(r.uid)!.obj;
+      return o.metadata.deletionTimestamp && o.metadata.finalizers?.includes('foregroundDeletion');
+    });
+    if ((live.length === 0 || foreground) && !dep.obj.metadata.deletionTimestamp) {
+      deleteObject(store, dep.type, dep.obj, 'Background', now);
+      return true;
+    }
+  }
+  for (const owner of all) {
+    const meta = owner.obj.metadata;
+    if (!meta.deletionTimestamp || !meta.finalizers) continue;
+    if (meta.finalizers.includes('orphan') && dependents(meta.uid).length === 0) {
+      removeFinalizer(store, owner, 'orphan');
+      return true;
+    }
+    if (meta.finalizers.includes('foregroundDeletion')) {
+      const blocking = dependents(meta.uid).filter((d) =>
+        (d.obj.metadata.ownerReferences as OwnerReference[]).some(
+          (r) => r.uid === meta.uid && r.blockOwnerDeletion,
+        ),
+      );
+      if (blocking.length === 0) {
+        removeFinalizer(store, owner, 'foregroundDeletion');
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+export function collectGarbage(store: Store, registry: Registry, now: () => Date): void {
+  for (let i = 0; i < 1000 && collectGarbageOnce(store, registry, now()); i++);
+}

@@ -1,0 +1,452 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { allowedByRules, authenticate, forbidden, type AllowRule, type Attributes } from './auth';
+import { registerBuiltins } from './builtins';
+import { rbacDecision } from './builtins/authorizer';
+import './builtins/tokens';
+import { createJobFromCronJob, fireCronJob } from './controllers/cronjob';
+import { collectGarbage } from './controllers/gc';
+import { syncJob } from './controllers/job';
+import { namespaceControllerPass } from './controllers/namespace';
+import { customResourceDefinitions, establish, unregister } from './crd';
+import { discovery, PlainNotFound, VERSION_INFO } from './discovery';
+import { ApiError, fieldErr, invalid, notEmulated } from './errors';
+import type {
+  FieldValidation,
+  HandlerResult,
+  RequestContext,
+  ServerServices,
+  User,
+} from './handlers/context';
+import { del } from './handlers/delete';
+import { patch } from './handlers/patch';
+import { get, list } from './handlers/read';
+import { subresourcePost } from './handlers/subresources';
+import { watch } from './handlers/watch';
+import { create, update } from './handlers/write';
+import { Registry, resourceKey, type ResourceType } from './resources';
+import { route, type RouteInfo } from './router';
+import { Store } from './store';
+import { clone, type Obj } from './types';
+
+export interface EmulatorOptions {
+  /** Bearer token of the admin user (group system:masters). */
+  adminToken?: string;
+  /** How long before timeoutSeconds a watch sends its BOOKMARK (real server: ~1–2 s). */
+  bookmarkLeadMs?: number;
+  /** How long a list from a future resourceVersion waits before its 504 (real: ~3 s). */
+  tooLargeRvWaitMs?: number;
+  now?: () => Date;
+}
+
+export const ADMIN_TOKEN = 'crondeck-emulator-admin';
+const ADMIN: User = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
+
+/**
+ * A kube-apiserver v1.32 stand-in on 127.0.0.1 for the requests an operator makes, proven by
+ * replaying test/../shared/kube-api/transcripts. What it does not serve answers 501 "not emulated".
+ */
+export class KubeEmulator implements ServerServices {
+  readonly store = new Store();
+  readonly registry = new Registry();
+  readonly tokens = new Map<string, User>();
+  readonly allowRules: AllowRule[] = [];
+  private readonly counts = new Map<string, number>();
+  private server?: Server;
+  private inAfterWrite = false;
+  port = 0;
+
+  private constructor(private readonly opts: Required<Omit<EmulatorOptions, 'now'>> & { now: () => Date }) {
+    this.tokens.set(opts.adminToken, ADMIN);
+    this.registry.add(customResourceDefinitions);
+    registerBuiltins(this.registry);
+    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      this.seed(this.registry.find('', 'v1', 'namespaces')!, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns },
+      });
+    }
+    // The watch cache starts after bootstrap: watches from these rvs get the in-stream 410 (06 #29).
+    this.store.forgetHistory();
+  }
+
+  static async start(options: EmulatorOptions = {}): Promise<KubeEmulator> {
+    const emu = new KubeEmulator({
+      adminToken: options.adminToken ?? ADMIN_TOKEN,
+      bookmarkLeadMs: options.bookmarkLeadMs ?? 1000,
+      tooLargeRvWaitMs: options.tooLargeRvWaitMs ?? 3000,
+      now: options.now ?? (() => new Date()),
+    });
+    emu.server = createServer((req, res) => void emu.handle(req, res));
+    await new Promise<void>((resolve) => emu.server!.listen(0, '127.0.0.1', resolve));
+    emu.port = (emu.server.address() as AddressInfo).port;
+    return emu;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get adminToken(): string {
+    return this.opts.adminToken;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  now(): Date {
+    return this.opts.now();
+  }
+
+  /** Adds a bearer token for a user (e.g. a ServiceAccount). */
+  addToken(token: string, user: User): void {
+    this.tokens.set(token, user);
+  }
+
+  /** Stored objects of a resource (plural, optionally `group/plural`), optionally in one namespace. */
+  objects(resource: string, namespace?: string): Obj[] {
+    const type = this.typeByName(resource);
+    return this.store.list(resourceKey(type), namespace);
+  }
+
+  typeByName(resource: string): ResourceType {
+    const [a, b] = resource.includes('/') ? resource.split('/') : [undefined, resource];
+    const type = this.registry.all().find((t) => t.resource === b && (a === undefined || t.group === a));
+    if (!type) throw new Error(`unknown resource ${resource}`);
+    return type;
+  }
+
+  /** Requests served so far, keyed `verb resource` (e.g. `patch scheduledjobs/status`). */
+  requestCounts(): Record<string, number> {
+    return Object.fromEntries([...this.counts.entries()].sort());
+  }
+
+  resetRequestCounts(): void {
+    this.counts.clear();
+  }
+
+  private readonly openWatches = new Set<() => void>();
+
+  /**
+   * Ends every open watch after the watch cache forgot its history: clients that re-watch from
+   * their last resourceVersion get the in-stream 410 and must re-list (06-watch #29).
+   */
+  expireWatches(): void {
+    // Other writes moved the revision on while the cache was rebuilt.
+    this.store.nextRv();
+    this.store.forgetHistory();
+    for (const end of [...this.openWatches]) end();
+  }
+
+  /** Plays the CronJob controller for one scheduled time (controllers/cronjob.ts). */
+  fireCronJob(namespace: string, name: string, scheduledTime: Date): Obj {
+    return fireCronJob(this, namespace, name, scheduledTime);
+  }
+
+  /** `kubectl create job JOB --from=cronjob/CRON`. */
+  createJobFromCronJob(namespace: string, cronName: string, jobName: string): Obj {
+    return createJobFromCronJob(this, namespace, cronName, jobName);
+  }
+
+  /** One Job controller sync: pod creation, status and conditions from the pod's phase. */
+  syncJob(namespace: string, name: string): Obj {
+    return syncJob(this, namespace, name);
+  }
+
+  /** Runs the garbage collector now (it also runs after every write). */
+  collectGarbage(): void {
+    collectGarbage(this.store, this.registry, () => this.now());
+  }
+
+  /** etcd compaction (06-watch note): old continue tokens and Exact lists expire. */
+  compact(): void {
+    this.store.compact();
+  }
+
+  namespaceState(ns: string): 'missing' | 'active' | 'terminating' {
+    const o = this.store.get('/namespaces', undefined, ns);
+    if (!o) return 'missing';
+    return o.metadata.deletionTimestamp ? 'terminating' : 'active';
+  }
+
+  /** Stores an object as if created through the API, without a request. */
+  seed(type: ResourceType, obj: Obj): Obj {
+    const ctx = this.internalContext(type, obj.metadata.namespace);
+    return create(this, ctx, clone(obj)).body;
+  }
+
+  internalContext(
+    type: ResourceType,
+    namespace?: string,
+    name?: string,
+    subresource?: string,
+  ): RequestContext {
+    return {
+      method: 'POST',
+      info: {
+        kind: 'resource',
+        path: '',
+        group: type.group,
+        version: type.version,
+        resource: type.resource,
+        namespace,
+        name,
+        subresource,
+      },
+      type,
+      query: new URLSearchParams(),
+      rawBody: '',
+      contentType: 'application/json',
+      accept: 'application/json',
+      user: ADMIN,
+      warnings: [],
+      dryRun: false,
+      fieldValidation: 'Ignore',
+    };
+  }
+
+  onStored(type: ResourceType, obj: Obj, event: 'ADDED' | 'MODIFIED' | 'DELETED'): void {
+    if (type === customResourceDefinitions) {
+      if (event === 'ADDED') {
+        // The apiextensions controllers act after the create has answered (01 #4 has no conditions).
+        setImmediate(() =>
+          establish(
+            obj,
+            this.now(),
+            (crd) => this.store.put(resourceKey(type), crd, 'MODIFIED'),
+            this.registry,
+          ),
+        );
+      } else if (event === 'DELETED') {
+        unregister(obj, this.registry);
+      }
+    }
+  }
+
+  afterWrite(): void {
+    if (this.inAfterWrite) return;
+    this.inAfterWrite = true;
+    try {
+      for (let i = 0; i < 100; i++) {
+        collectGarbage(this.store, this.registry, () => this.now());
+        let more = false;
+        for (const hook of this.controllerHooks) more = hook() || more;
+        if (!namespaceControllerPass(this.store, this.registry, this.now()) && !more) break;
+      }
+    } finally {
+      this.inAfterWrite = false;
+    }
+  }
+
+  /** Controllers that react to writes (namespace cleanup, …) register here. */
+  readonly controllerHooks: (() => boolean)[] = [];
+
+  private count(verb: string, info: RouteInfo): void {
+    const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+    const key = `${verb} ${res}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const rawBody = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const warnings: string[] = [];
+    try {
+      const user = authenticate(req.headers.authorization, this.tokens);
+      const info = route(url.pathname);
+      const result = await this.dispatch(req, res, info, url.searchParams, rawBody, user, warnings);
+      if (result) this.send(res, result.status, result.body, warnings);
+    } catch (e) {
+      if (e instanceof PlainNotFound) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('404 page not found\n');
+        return;
+      }
+      const err =
+        e instanceof ApiError
+          ? e
+          : new ApiError(500, 'InternalError', `emulator error: ${(e as Error).stack}`);
+      if (!res.headersSent) this.send(res, err.code, err.toStatus(), warnings);
+      else res.end();
+    }
+  }
+
+  private send(res: ServerResponse, status: number, body: unknown, warnings: string[]): void {
+    const headers: Record<string, string | string[]> = { 'content-type': 'application/json' };
+    if (warnings.length) headers.warning = warnings;
+    res.writeHead(status, headers);
+    res.end(JSON.stringify(body));
+  }
+
+  private async dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: RouteInfo,
+    query: URLSearchParams,
+    rawBody: string,
+    user: User,
+    warnings: string[],
+  ): Promise<HandlerResult | undefined> {
+    const method = req.method ?? 'GET';
+    const accept = String(req.headers.accept ?? '');
+    if (info.kind === 'version') return { status: 200, body: VERSION_INFO };
+    if (info.kind === 'openapi') throw notEmulated('OpenAPI v3 documents (/openapi/v3)');
+    if (info.kind === 'discovery') {
+      const isCore = info.path.startsWith('/api/') || info.path === '/api';
+      return {
+        status: 200,
+        body: discovery(this.registry, info.group, info.version, isCore, `127.0.0.1:${this.port}`, accept),
+      };
+    }
+    if (info.kind !== 'resource') throw new PlainNotFound();
+    const type = this.registry.find(info.group, info.version, info.resource);
+    if (!type) {
+      if (info.group === '' || this.registry.groups().includes(info.group)) {
+        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+      }
+      throw new PlainNotFound();
+    }
+    if (type.notEmulated) throw notEmulated(type.notEmulated);
+    const isWatch = method === 'GET' && ['true', '1'].includes(query.get('watch') ?? '');
+    const verb = verbOf(method, info, isWatch);
+    this.count(verb, info);
+    this.authorize(user, {
+      verb,
+      group: info.group,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+    });
+    const ctx: RequestContext = {
+      method,
+      info,
+      type,
+      query,
+      rawBody,
+      contentType: String(req.headers['content-type'] ?? ''),
+      accept,
+      user,
+      warnings,
+      dryRun: false,
+      fieldValidation: 'Warn',
+    };
+    if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) readWriteOptions(ctx, method);
+    if (info.subresource && !['status'].includes(info.subresource)) {
+      if (method === 'GET' && !type.subresources.includes(info.subresource)) return get(this, ctx);
+      if (method === 'POST') return subresourcePost(this, ctx);
+      throw notEmulated(`${method} on subresource ${info.resource}/${info.subresource}`);
+    }
+    if (info.subresource === 'status' && !type.subresources.includes('status')) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
+    }
+    switch (method) {
+      case 'GET':
+        if (info.name) return get(this, ctx);
+        if (isWatch) {
+          watch(this, ctx, res, {
+            bookmarkLeadMs: this.opts.bookmarkLeadMs,
+            track: (end) => {
+              this.openWatches.add(end);
+              return () => this.openWatches.delete(end);
+            },
+          });
+          return undefined;
+        }
+        return list(this, ctx, { tooLargeWaitMs: this.opts.tooLargeRvWaitMs });
+      case 'POST':
+        if (info.name)
+          throw new ApiError(
+            405,
+            'MethodNotAllowed',
+            'the server does not allow this method on the requested resource',
+          );
+        return create(this, ctx, parseBody(ctx));
+      case 'PUT':
+        return update(this, ctx, parseBody(ctx));
+      case 'PATCH':
+        return patch(this, ctx);
+      case 'DELETE':
+        if (!info.name) throw notEmulated('deletecollection');
+        return del(this, ctx);
+      default:
+        throw notEmulated(`method ${method}`);
+    }
+  }
+
+  /** system:masters, then the test's allow rules, then RBAC over the stored Roles and bindings. */
+  private authorize(user: User, a: Attributes): void {
+    if (user.groups.includes('system:masters')) return;
+    if (allowedByRules(this.allowRules, user, a)) return;
+    const rbac = rbacDecision(this.store, user, a);
+    if (rbac.allowed) return;
+    throw forbidden(user, a, rbac.errors.length ? `: RBAC: ${rbac.errors.join(', ')}` : '');
+  }
+}
+
+function verbOf(method: string, info: RouteInfo, isWatch: boolean): string {
+  switch (method) {
+    case 'GET':
+      return info.name ? 'get' : isWatch ? 'watch' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return info.name ? 'delete' : 'deletecollection';
+    default:
+      return method.toLowerCase();
+  }
+}
+
+const OPTIONS_KIND: Record<string, string> = {
+  POST: 'CreateOptions',
+  PUT: 'UpdateOptions',
+  PATCH: 'PatchOptions',
+  DELETE: 'DeleteOptions',
+};
+
+/** dryRun and fieldValidation with the 422s of 14 #12 and #23. */
+function readWriteOptions(ctx: RequestContext, method: string): void {
+  const kind = OPTIONS_KIND[method]!;
+  const dryRun = ctx.query.getAll('dryRun');
+  if (dryRun.some((d) => d !== 'All')) {
+    throw invalid(kind, 'meta.k8s.io', '', [
+      {
+        type: 'NotSupported',
+        field: 'dryRun',
+        detail: `Unsupported value: []string{${dryRun.map((d) => JSON.stringify(d)).join(', ')}}: supported values: "All"`,
+      },
+    ]);
+  }
+  ctx.dryRun = dryRun.length > 0;
+  const fv = ctx.query.get('fieldValidation');
+  if (fv !== null && method !== 'DELETE') {
+    if (!['', 'Ignore', 'Strict', 'Warn'].includes(fv)) {
+      throw invalid(kind, 'meta.k8s.io', '', [
+        fieldErr.notSupported('fieldValidation', fv, ['', 'Ignore', 'Strict', 'Warn']),
+      ]);
+    }
+    if (fv) ctx.fieldValidation = fv as FieldValidation;
+  }
+}
+
+function parseBody(ctx: RequestContext): unknown {
+  try {
+    return JSON.parse(ctx.rawBody);
+  } catch (e) {
+    throw new ApiError(
+      400,
+      'BadRequest',
+      `${ctx.type.kind} in version "${ctx.type.version}" cannot be handled as a ${ctx.type.kind}: ${(e as Error).message}`,
+    );
+  }
+}

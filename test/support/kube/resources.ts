@@ -1,0 +1,124 @@
+import type { FieldError } from './errors';
+import type { Obj } from './types';
+
+export interface WriteContext {
+  /** 'create' | 'update' for the main resource, 'status' for writes through /status. */
+  operation: 'create' | 'update' | 'status';
+  old?: Obj;
+  dryRun: boolean;
+  /** The object came from applying a PATCH to the stored one. */
+  viaPatch?: boolean;
+}
+
+/** What the emulator knows about one kind of resource (the server's RESTStorage, reduced). */
+export interface ResourceType {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  listKind: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  /** Subresources served (status, binding, token, …); `status` splits spec and status writes. */
+  subresources: string[];
+  verbs: string[];
+  custom: boolean;
+  /** metadata.generation is kept (CRs, CronJob, Job, CRD …; not Namespace, Secret, Pod). */
+  generation: boolean;
+  storageVersionHash?: string;
+  /** Paths of fields the schema does not know, pruned from `obj` in place (sorted). */
+  prune?(obj: Obj): string[];
+  defaults?(obj: Obj, ctx: WriteContext): void;
+  validate?(obj: Obj, ctx: WriteContext): FieldError[];
+  /** Last step before storing (e.g. Secret stringData folding). */
+  normalize?(obj: Obj, ctx: WriteContext): void;
+  /** Propagation when DELETE names none (batch/v1 Jobs orphan their pods by default). */
+  defaultPropagation?: 'Foreground' | 'Background' | 'Orphan';
+  /** Extra field selectors (`involvedObject.name`, `status.phase` …) besides metadata.name/namespace. */
+  fieldLabels?: Record<string, (o: Obj) => string | undefined>;
+  /** Deletion that only marks the object (Namespace → Terminating). */
+  markDeleted?(obj: Obj, now: Date): void;
+  /** Refuse a delete (e.g. namespace `default`): throw an ApiError. */
+  beforeDelete?(obj: Obj, svc: unknown): void;
+  /** Group named in 422 messages when validation runs on another group's internal type (events.k8s.io). */
+  errorGroup?: string;
+  /** Listed in discovery, but every request is refused with 501 "not emulated: …". */
+  notEmulated?: string;
+  /** Two API versions of one stored kind share this key (core and events.k8s.io Events). */
+  storageKey?: string;
+  toStored?(obj: Obj): Obj;
+  fromStored?(obj: Obj): Obj;
+  /** Message prefix of strict-decoding and parse failures: `Kind in version "v1" cannot be handled as a Kind`. */
+  decodeName?: string;
+}
+
+export function resourceKey(t: Pick<ResourceType, 'group' | 'resource' | 'storageKey'>): string {
+  return t.storageKey ?? `${t.group}/${t.resource}`;
+}
+
+/** The object as this API version shows it (events.k8s.io/v1 reads core Events). */
+export function present(t: ResourceType, o: Obj): Obj;
+export function present(t: ResourceType, o: Obj | undefined): Obj | undefined;
+export function present(t: ResourceType, o: Obj | undefined): Obj | undefined {
+  return o && t.fromStored ? t.fromStored(o) : o;
+}
+
+export function toStored(t: ResourceType, o: Obj): Obj {
+  return t.toStored ? t.toStored(o) : o;
+}
+
+export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {
+  return t.group ? `${t.group}/${t.version}` : t.version;
+}
+
+export const STANDARD_VERBS = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
+
+/** All served kinds: built-ins registered at start, custom resources as their CRDs become Established. */
+export class Registry {
+  private readonly types = new Map<string, ResourceType>();
+
+  add(t: ResourceType): void {
+    this.types.set(`${t.group}/${t.version}/${t.resource}`, t);
+  }
+
+  remove(group: string, version: string, resource: string): void {
+    this.types.delete(`${group}/${version}/${resource}`);
+  }
+
+  find(group: string, version: string, resource: string): ResourceType | undefined {
+    return this.types.get(`${group}/${version}/${resource}`);
+  }
+
+  byKind(apiVersion: string, kind: string): ResourceType | undefined {
+    return this.all().find((t) => apiVersionOf(t) === apiVersion && t.kind === kind);
+  }
+
+  all(): ResourceType[] {
+    return [...this.types.values()];
+  }
+
+  groupVersions(group: string): string[] {
+    return [
+      ...new Set(
+        this.all()
+          .filter((t) => t.group === group)
+          .map((t) => t.version),
+      ),
+    ];
+  }
+
+  groups(): string[] {
+    return [...new Set(this.all().map((t) => t.group))];
+  }
+}
