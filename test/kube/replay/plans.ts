@@ -93,8 +93,10 @@ export const PLANS: Record<string, Partial<ReplayPlan>> = {
     ),
   },
   '09-job-pod.json': {
+    // The Job controller's first sync: the pod and status.active (09 #3).
+    after: { 2: (emu) => void emu.syncJob('kr-i', 'ok') },
     skipped: Object.fromEntries(
-      Array.from({ length: 20 }, (_, k) => k + 3).map((i) => [
+      Array.from({ length: 19 }, (_, k) => k + 4).map((i) => [
         i,
         'needs the Job controller and kubelet plays driven between exchanges; the recorded pods carry an OpenShift-only projected volume source; the plays are tested in controllers.test.ts',
       ]),
