@@ -29,6 +29,13 @@ const isWellFormed = (value: string): boolean => !value.match(LONE_SURROGATE);
 export const NUL_MESSAGE = 'must not contain NUL characters';
 export const SURROGATE_MESSAGE = 'must be valid Unicode (it contains an unpaired surrogate)';
 
+/** What keeps `value` from entering the database as sent, or null when nothing does. */
+export function textProblem(value: string): string | null {
+  if (!hasNoNul(value)) return NUL_MESSAGE;
+  if (!isWellFormed(value)) return SURROGATE_MESSAGE;
+  return null;
+}
+
 /**
  * A string field that enters the database as sent. NUL is refused (Postgres text cannot hold it),
  * and so is a lone surrogate (it would be stored as U+FFFD, not as sent), with messages that the
