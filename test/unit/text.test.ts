@@ -27,11 +27,11 @@ describe('storableText', () => {
 describe('textSchema', () => {
   const schema = z.object({ command: textSchema().max(10) });
   const message = (input: unknown) => schema.safeParse(input).error?.issues[0]?.message;
-  it('refuses NUL and lone surrogates, naming what is wrong', () => {
+  it('refuses NUL, naming what is wrong, and writes a lone surrogate as U+FFFD', () => {
     expect(message({ command: 'a\u0000' })).toBe('must not contain NUL characters');
-    expect(message({ command: 'a\ud800' })).toBe('must be valid Unicode (it contains an unpaired surrogate)');
     expect(message({ command: 42 })).toBe('must be a string');
     expect(message({ command: 'x'.repeat(11) })).toBeDefined();
+    expect(schema.parse({ command: 'a\ud800' })).toEqual({ command: 'a\ufffd' });
     expect(schema.parse({ command: 'ok \ud83d\ude00' })).toEqual({ command: 'ok \ud83d\ude00' });
   });
 });
