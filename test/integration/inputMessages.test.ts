@@ -158,4 +158,20 @@ describe('messages about bad requests', () => {
     const mail = await put({ emails: [{ to: ['ops\ud800@example.com'], events: ['failed'] }] });
     expect(mail.status).toBe(400);
   });
+
+  it('says what is wrong with a path that is not percent-encoded UTF-8', async () => {
+    for (const path of [
+      '/api/jobs/%',
+      '/api/jobs/%E0',
+      '/api/drafts/%FF',
+      `/api/labels/${labelId}/messages/%C0`,
+    ]) {
+      const response = await send('GET', path);
+      expect([path, response.status, response.body]).toEqual([
+        path,
+        400,
+        { error: 'the path is not valid percent-encoded UTF-8' },
+      ]);
+    }
+  });
 });
