@@ -13,6 +13,7 @@ import type { SchedulerControl } from '../scheduling/schedulerControl';
 import { computeStats } from '../scheduling/stats';
 import { requireBearerToken } from './auth';
 import { errorHandler, HttpError } from './errors';
+import { requireJsonContentType } from './jsonContentType';
 import { cronRouter } from './routes/cron';
 import { executionsRouter } from './routes/executions';
 import { healthRouter } from './routes/health';
@@ -43,7 +44,9 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(cors());
-  app.use(express.json({ limit: BODY_LIMIT_BYTES }));
+  // Not strict: a scalar body (`42`, `null`) is valid JSON and gets the schemas' "must be a JSON
+  // object" rather than a parse error.
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
 
   app.use(
     '/health',
@@ -58,6 +61,7 @@ export function createApp(deps: AppDeps): Express {
 
   const api = express.Router();
   if (deps.apiToken) api.use(requireBearerToken(deps.apiToken));
+  api.use(requireJsonContentType(['/messages']));
   api.use('/jobs/:id/alerts', alertsRouter(deps.alerts));
   api.use('/jobs', jobsRouter(deps.jobs));
   api.use('/executions', executionsRouter(deps.pool));
