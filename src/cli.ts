@@ -43,11 +43,7 @@ async function serve(args: string[]): Promise<void> {
       insecure: { type: 'boolean', default: false },
     },
   });
-  const env = readEnvironment({
-    ...process.env,
-    ...(values.port ? { PORT: values.port } : {}),
-    ...(values.host ? { HOST: values.host } : {}),
-  });
+  const env = readEnvironment(process.env, { port: values.port, host: values.host });
   const logger = createLogger({ level: env.logLevel });
   assertSafeListenAddress(env.host, env.apiToken, values.insecure ?? false);
   // Read the config file before opening anything: a bad entry must not start half a service.

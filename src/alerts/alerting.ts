@@ -125,7 +125,8 @@ export function createAlerting(deps: AlertingDeps): Alerting {
           if (config) api.checkAddresses(config);
           return { jobName: job.input.name, config };
         } catch (error) {
-          throw new Error(`job "${job.input.name}": ${(error as Error).message}`, { cause: error });
+          const where = `${job.file ? `${job.file}: ` : ''}job "${job.input.name}"`;
+          throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
         }
       }),
     applyDeclared: (declared) => api.applyDeclared(declared),

@@ -31,7 +31,28 @@ export interface Environment {
 const boolean = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1');
-const port = z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535);
+const PORT_MESSAGE = 'must be a port number from 0 to 65535';
+const port = z.coerce
+  .number({ error: PORT_MESSAGE })
+  .int({ error: PORT_MESSAGE })
+  .min(0, { error: PORT_MESSAGE })
+  .max(65535, { error: PORT_MESSAGE });
+
+/** Options of `crondeck serve` that stand in for a variable; a bad one is named as the option. */
+export interface ListenOptions {
+  port?: string;
+  host?: string;
+}
+
+const listenOptionsSchema = z.object({
+  '--port': z
+    .string()
+    .regex(/^[0-9]+$/, { error: PORT_MESSAGE })
+    .transform(Number)
+    .refine((n) => n <= 65535, { error: PORT_MESSAGE })
+    .optional(),
+  '--host': z.string().min(1, { error: 'must not be empty' }).optional(),
+});
 const optional = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
 
 const environmentSchema = z.object({
@@ -56,18 +77,29 @@ const environmentSchema = z.object({
   SERVICE_WEBHOOK_DENY_CIDRS: z.string().optional(),
 });
 
-/** Parses the environment, or throws one message naming every bad variable. */
-export function readEnvironment(env: NodeJS.ProcessEnv): Environment {
+/**
+ * Parses the environment and the listen options of the command line (`--port` overrides `PORT`,
+ * `--host` `HOST`), or throws one message naming every bad variable or option.
+ */
+export function readEnvironment(env: NodeJS.ProcessEnv, options: ListenOptions = {}): Environment {
   const cleaned = Object.fromEntries(Object.entries(env).map(([key, value]) => [key, optional(value)]));
+  // A variable that an option overrides is not read, so it cannot be blamed for the option.
+  if (options.port !== undefined) delete cleaned.PORT;
+  if (options.host !== undefined) delete cleaned.HOST;
   const result = environmentSchema.safeParse(cleaned);
+  const flags = listenOptionsSchema.safeParse({ '--port': options.port, '--host': options.host });
+  if (!flags.success) {
+    const problems = flags.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid option ${problems.join('; ')}`);
+  }
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`invalid environment: ${problems.join('; ')}`);
   }
   const e = result.data;
   return {
-    port: e.PORT,
-    host: e.HOST,
+    port: flags.data['--port'] ?? e.PORT,
+    host: flags.data['--host'] ?? e.HOST,
     databaseUrl: e.DATABASE_URL ?? null,
     dataDir: e.SERVICE_DATA_DIR,
     apiToken: e.SERVICE_API_TOKEN ?? null,

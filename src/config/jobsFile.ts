@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { alertConfigFromShortcuts } from '../alerts/shortcuts';
 import { jobInputSchema, type JobInput } from '../domain/job';
 import { describeZodError } from '../domain/zodErrors';
 
@@ -13,6 +14,8 @@ export interface DeclaredJob {
   input: JobInput;
   /** The entry as written, for rooms that read more of it (alert shortcuts). */
   raw: Record<string, unknown>;
+  /** The file it was declared in, for messages about it. */
+  file?: string;
 }
 
 const fileSchema = z.object(
@@ -53,7 +56,11 @@ export function parseJobsFile(text: string, fileName: string): DeclaredJob[] {
 
   const seen = new Set<string>();
   return parsed.data.jobs.map((entry, index) => {
-    const label = typeof entry.name === 'string' && entry.name ? `job "${entry.name}"` : `job #${index + 1}`;
+    // JSON quoting shows a control character in a name as an escape rather than writing it raw.
+    const label =
+      typeof entry.name === 'string' && entry.name
+        ? `job ${JSON.stringify(entry.name)}`
+        : `job #${index + 1}`;
     const jobFields = Object.fromEntries(
       Object.entries(entry).filter(([key]) => !(ALERT_SHORTCUT_KEYS as readonly string[]).includes(key)),
     );
@@ -61,7 +68,12 @@ export function parseJobsFile(text: string, fileName: string): DeclaredJob[] {
     if (!result.success) throw new Error(`${fileName}: ${label}: ${describeZodError(result.error)}`);
     if (seen.has(result.data.name)) throw new Error(`${fileName}: ${label}: name is declared twice`);
     seen.add(result.data.name);
-    return { input: result.data, raw: entry };
+    try {
+      alertConfigFromShortcuts(entry);
+    } catch (error) {
+      throw new Error(`${fileName}: ${label}: ${(error as Error).message}`, { cause: error });
+    }
+    return { input: result.data, raw: entry, file: fileName };
   });
 }
 

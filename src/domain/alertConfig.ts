@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALERT_EVENTS, type AlertEvent } from './execution';
+import { textSchema } from './text';
 import { strictObjectError } from './zodErrors';
 
 export const MAX_WEBHOOKS = 10;
@@ -11,8 +12,8 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 // would end up in a mail header: both are refused outright.
 const CONTROL_OR_SPACE = /[\s\p{Cc}]/u;
 
-export const webhookUrlSchema = z
-  .string({ error: 'is required and must be a string' })
+// textSchema: a lone surrogate becomes U+FFFD, which jsonb can hold (its \ud800 escape it cannot).
+export const webhookUrlSchema = textSchema('is required and must be a string')
   .min(1, { error: 'must not be empty' })
   .max(MAX_WEBHOOK_URL_LENGTH, { error: `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` })
   .refine((value) => !CONTROL_OR_SPACE.test(value), {
@@ -35,8 +36,7 @@ function isHttpUrl(value: string): boolean {
  * commas or spaces, so nothing in it can change the meaning of a mail header. Single-label domains
  * (`ops@localhost`, an in-cluster relay) are allowed.
  */
-export const emailAddressSchema = z
-  .string({ error: 'must be a string' })
+export const emailAddressSchema = textSchema()
   .max(254, { error: 'must be at most 254 characters' })
   .refine((value) => !CONTROL_OR_SPACE.test(value), {
     error: 'must not contain spaces, line breaks or control characters',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkCron } from './cron';
+import { textSchema } from './text';
 import { isValidTimeZone } from './timezone';
 import { strictObjectError } from './zodErrors';
 
@@ -8,24 +9,21 @@ export const MAX_TIMEOUT_SECONDS = 86_400;
 export const MAX_RETRY_ATTEMPTS = 10;
 export const MAX_BASE_DELAY_SECONDS = 3_600;
 
-export const jobNameSchema = z
-  .string({ error: 'is required and must be a string' })
+export const jobNameSchema = textSchema('is required and must be a string')
   .min(1, { error: 'must not be empty' })
   .max(200, { error: 'must be at most 200 characters' })
   .regex(JOB_NAME_PATTERN, {
     error: 'must start with a letter or digit and contain only letters, digits, ".", "_" and "-"',
   });
 
-export const scheduleSchema = z
-  .string({ error: 'is required and must be a string' })
-  .superRefine((value, ctx) => {
-    const check = checkCron(value);
-    if (!check.valid) ctx.addIssue({ code: 'custom', message: check.error });
-  });
+export const scheduleSchema = textSchema('is required and must be a string').superRefine((value, ctx) => {
+  const check = checkCron(value);
+  if (!check.valid) ctx.addIssue({ code: 'custom', message: check.error });
+});
 
-export const timeZoneSchema = z
-  .string({ error: 'must be a string' })
-  .refine(isValidTimeZone, { error: 'must be an IANA time zone name such as Europe/Berlin or UTC' });
+export const timeZoneSchema = textSchema().refine(isValidTimeZone, {
+  error: 'must be an IANA time zone name such as Europe/Berlin or UTC',
+});
 
 export const retrySchema = z.strictObject(
   {
@@ -46,8 +44,7 @@ export const retrySchema = z.strictObject(
 export const jobInputFields = {
   name: jobNameSchema,
   schedule: scheduleSchema,
-  command: z
-    .string({ error: 'is required and must be a string' })
+  command: textSchema('is required and must be a string')
     .min(1, { error: 'must not be empty' })
     .max(65_536, { error: 'must be at most 65536 characters' }),
   timeout: z
@@ -57,12 +54,9 @@ export const jobInputFields = {
     .max(MAX_TIMEOUT_SECONDS, { error: `must be at most ${MAX_TIMEOUT_SECONDS}` })
     .optional(),
   retry: retrySchema.nullish(),
-  description: z
-    .string({ error: 'must be a string' })
-    .max(4_000, { error: 'must be at most 4000 characters' })
-    .nullish(),
+  description: textSchema().max(4_000, { error: 'must be at most 4000 characters' }).nullish(),
   tags: z
-    .array(z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(100), {
+    .array(textSchema().min(1, { error: 'must not be empty' }).max(100), {
       error: 'must be an array of strings',
     })
     .max(50, { error: 'must have at most 50 entries' })

@@ -14,6 +14,7 @@ import type { SchedulerControl } from '../scheduling/schedulerControl';
 import { computeStats } from '../scheduling/stats';
 import { requireBearerToken } from './auth';
 import { errorHandler, HttpError } from './errors';
+import { requireJsonContentType } from './jsonContentType';
 import { cronRouter } from './routes/cron';
 import { executionsRouter } from './routes/executions';
 import { healthRouter } from './routes/health';
@@ -54,7 +55,9 @@ export function createApp(deps: AppDeps): Express {
     '/api/jobs/:id/reports',
     reportsRouter({ ingest: deps.reports, reportSecret: deps.reportSecret, logger: deps.logger }),
   );
-  app.use(express.json({ limit: BODY_LIMIT_BYTES }));
+  // Not strict: a scalar body (`42`, `null`) is valid JSON and gets the schemas' "must be a JSON
+  // object" rather than a parse error.
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
 
   app.use(
     '/health',
@@ -69,6 +72,7 @@ export function createApp(deps: AppDeps): Express {
 
   const api = express.Router();
   if (deps.apiToken) api.use(requireBearerToken(deps.apiToken));
+  api.use(requireJsonContentType(['/messages']));
   api.use('/jobs/:id/alerts', alertsRouter(deps.alerts));
   api.use('/jobs', jobsRouter(deps.jobs));
   api.use('/executions', executionsRouter(deps.pool));

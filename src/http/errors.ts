@@ -32,6 +32,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.status(STATUS_OF_KIND[error.kind]).json({ error: error.message });
       return;
     }
+    if (error instanceof URIError) {
+      // Express could not decode a path parameter; its own message does not say what to fix.
+      res.status(400).json({ error: 'the path is not valid percent-encoded UTF-8' });
+      return;
+    }
     const parserError = error as { type?: string; status?: number; limit?: number };
     switch (parserError.type) {
       case 'entity.parse.failed':

@@ -5,6 +5,7 @@ import type { Job } from '../domain/job';
 import type { Logger } from '../logging/logger';
 import { type Queryable, withTransaction } from '../store/database';
 import { findJob } from '../store/jobs';
+import { recordWithOutputFallback } from './outputFallback';
 import {
   closeInterruptedAttempts,
   countFinishedExecution,
@@ -61,11 +62,17 @@ export class ExecutionRecorder {
     result: AttemptResult,
     finalAttempt: boolean,
   ): Promise<Execution | null> {
-    const execution = await withTransaction(this.pool, async (tx) => {
-      const finished = await finishAttempt(tx, executionId, result);
-      if (finished) await this.count(tx, job, finished, finalAttempt);
-      return finished;
-    });
+    const execution = await recordWithOutputFallback(
+      result,
+      (storable) =>
+        withTransaction(this.pool, async (tx) => {
+          const finished = await finishAttempt(tx, executionId, storable);
+          if (finished) await this.count(tx, job, finished, finalAttempt);
+          return finished;
+        }),
+      this.logger,
+      { job: job.name, executionId },
+    );
     if (execution) this.notify(execution);
     return execution;
   }
@@ -84,12 +91,22 @@ export class ExecutionRecorder {
      */
     admit?: (tx: Queryable) => Promise<boolean>,
   ): Promise<Execution | null> {
-    const execution = await withTransaction(this.pool, async (tx) => {
-      if (admit && !(await admit(tx))) return null;
-      const inserted = await insertFinishedExecution(tx, { ...result, jobId: job.id, jobName: job.name });
-      if (inserted) await this.count(tx, job, inserted, finalAttempt);
-      return inserted;
-    });
+    const execution = await recordWithOutputFallback(
+      result,
+      (storable) =>
+        withTransaction(this.pool, async (tx) => {
+          if (admit && !(await admit(tx))) return null;
+          const inserted = await insertFinishedExecution(tx, {
+            ...storable,
+            jobId: job.id,
+            jobName: job.name,
+          });
+          if (inserted) await this.count(tx, job, inserted, finalAttempt);
+          return inserted;
+        }),
+      this.logger,
+      { job: job.name },
+    );
     if (execution) this.notify(execution);
     return execution;
   }

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { AttemptResult, Execution, ExecutionStatus, FinalStatus } from '../domain/execution';
+import { storableText } from '../domain/text';
 import type { Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
 
@@ -52,6 +53,8 @@ export async function startAttempt(
 /**
  * Writes the outcome of a running attempt. Returns null when the row is not running any more
  * (already finished, or closed after a crash), so an outcome is never recorded or counted twice.
+ * Output is whatever the command printed: it is made storable here (NUL shown as "␀"), where every
+ * runtime's results enter the database.
  */
 export async function finishAttempt(
   db: Queryable,
@@ -61,7 +64,15 @@ export async function finishAttempt(
   const { rows } = await db.query<ExecutionRow>(
     `UPDATE executions SET status = $2, finished_at = $3, duration_ms = $4, exit_code = $5, stdout = $6, stderr = $7
      WHERE id = $1 AND status = 'running' RETURNING ${FULL_COLUMNS}`,
-    [id, result.status, result.finishedAt, durationMs(result), result.exitCode, result.stdout, result.stderr],
+    [
+      id,
+      result.status,
+      result.finishedAt,
+      durationMs(result),
+      result.exitCode,
+      storableText(result.stdout),
+      storableText(result.stderr),
+    ],
   );
   return rows[0] ? toExecution(rows[0]) : null;
 }
@@ -87,8 +98,8 @@ export async function insertFinishedExecution(
       execution.finishedAt,
       durationMs(execution),
       execution.exitCode,
-      execution.stdout,
-      execution.stderr,
+      storableText(execution.stdout),
+      storableText(execution.stderr),
       execution.attempt,
       execution.reportKey ?? null,
     ],
@@ -115,7 +126,7 @@ export async function closeInterruptedAttempts(db: Queryable, now: Date, note: s
        duration_ms = LEAST(2147483647, GREATEST(0, EXTRACT(EPOCH FROM ($1::timestamptz - started_at)) * 1000))::int,
        exit_code = -1, stderr = stderr || $2
      WHERE status = 'running' RETURNING ${FULL_COLUMNS}`,
-    [now, note],
+    [now, storableText(note)],
   );
   return rows.map(toExecution);
 }

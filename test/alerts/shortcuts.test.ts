@@ -89,7 +89,8 @@ describe('config-file alert shortcuts in a running service', () => {
     await db.close();
   });
 
-  const start = (text: string) =>
+  // async: a bad file throws in parseJobsFile, which the tests expect as a rejection.
+  const start = async (text: string) =>
     startTestService({
       db,
       declaredJobs: parseJobsFile(text, 'jobs.yaml'),

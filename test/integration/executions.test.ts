@@ -73,7 +73,8 @@ describe('executions API', () => {
     ['limit=abc', 'limit: must be a positive integer'],
     ['limit=2.5', 'limit: must be a positive integer'],
     ['limit=1001', 'limit: must be at most 1000'],
-    ['limit=1&limit=2', 'limit: must be a positive integer'],
+    ['limit=1&limit=2', 'limit: may be given only once'],
+    ['jobId=1&jobId=2', 'jobId: may be given only once'],
     ['jobId=x', 'jobId: must be a positive integer'],
     ['status=done', 'status: must be one of success, failed, timeout, skipped, running'],
   ])('rejects %s', async (query, message) => {

@@ -214,12 +214,12 @@ describe('messages API', () => {
       }
     });
 
-    it('drops NUL characters that a decoded part may contain', async () => {
+    it('keeps NUL characters that a decoded part may contain, shown as ␀', async () => {
       const source =
         'Subject: nul\r\nContent-Transfer-Encoding: base64\r\n\r\n' +
         Buffer.from('a\u0000b').toString('base64');
       const created = await api.expect(201, 'POST', '/api/messages?identity_id=1', source, RFC822);
-      expect((await api.get(`/api/messages/${created.body.id}`)).body.text_body).toBe('ab');
+      expect((await api.get(`/api/messages/${created.body.id}`)).body.text_body).toBe('a\u2400b');
     });
 
     it('validates the query and the body', async () => {

@@ -37,6 +37,22 @@ describe('environment', () => {
       /SERVICE_API_TOKEN: must be at least 16/,
     );
   });
+
+  it('blames a bad --port or --host on the option, not on PORT or HOST', () => {
+    expect(() => readEnvironment({}, { port: '99999' })).toThrow(
+      'invalid option --port: must be a port number from 0 to 65535',
+    );
+    expect(() => readEnvironment({ PORT: '8080' }, { port: 'http' })).toThrow(/^invalid option --port: /);
+    expect(() => readEnvironment({}, { host: '' })).toThrow('invalid option --host: must not be empty');
+    // The option replaces the variable, which is then not read at all.
+    expect(readEnvironment({ PORT: 'eighty', HOST: '::1' }, { port: '8080' })).toMatchObject({
+      port: 8080,
+      host: '::1',
+    });
+    expect(() => readEnvironment({ PORT: '99999' })).toThrow(
+      'invalid environment: PORT: must be a port number from 0 to 65535',
+    );
+  });
 });
 
 describe('listen address guard', () => {
@@ -84,6 +100,42 @@ describe('jobs file', () => {
     );
     expect(() => parseJobsFile('jobs:\n  - { schedule: "* * * * *" }\n', 'j.yaml')).toThrow(
       'j.yaml: job #1: name: ',
+    );
+  });
+
+  it('names the file, the job and the field of text the database cannot hold', () => {
+    for (const [field, value] of [
+      ['command', '"a\\0b"'],
+      ['description', '"a\\0b"'],
+    ]) {
+      const fields = { name: 'nul', schedule: '"@daily"', command: '"true"', [field!]: value };
+      const entry = Object.entries(fields)
+        .map(([key, v]) => `${key}: ${v}`)
+        .join(', ');
+      expect(() => parseJobsFile(`jobs:\n  - { ${entry} }\n`, 'jobs.yaml')).toThrow(
+        `jobs.yaml: job "nul": ${field}: must not contain NUL characters`,
+      );
+    }
+    const tags = 'jobs:\n  - { name: t, schedule: "@daily", command: "true", tags: [ok, "x\\0"] }\n';
+    expect(() => parseJobsFile(tags, 'jobs.yaml')).toThrow(
+      'jobs.yaml: job "t": tags.1: must not contain NUL characters',
+    );
+    const name = 'jobs:\n  - { name: "a\\0", schedule: "@daily", command: "true" }\n';
+    expect(() => parseJobsFile(name, 'jobs.yaml')).toThrow(
+      'jobs.yaml: job "a\\u0000": name: must not contain NUL characters',
+    );
+  });
+
+  it('names the file, the job and the key of a bad alert shortcut', () => {
+    const yaml =
+      'jobs:\n  - { name: mail, schedule: "@daily", command: "true", on_failure_email: "ops@;x" }\n';
+    expect(() => parseJobsFile(yaml, 'jobs.yaml')).toThrow(
+      'jobs.yaml: job "mail": on_failure_email.0: must be an e-mail address',
+    );
+    const nul =
+      'jobs:\n  - { name: hook, schedule: "@daily", command: "true", on_failure: "http://h/\\0" }\n';
+    expect(() => parseJobsFile(nul, 'jobs.yaml')).toThrow(
+      'jobs.yaml: job "hook": on_failure: must not contain',
     );
   });
 

@@ -3,11 +3,12 @@ import { z } from 'zod';
 import { describeSchedule } from '../../domain/cronDescription';
 import type { Clock } from '../../domain/clock';
 import { timeZoneSchema } from '../../domain/job';
+import { singleQueryValue } from '../queryParams';
 import { parseOrThrow } from '../validate';
 
 const describeQuerySchema = z.object({
-  expr: z.string({ error: 'query parameter is required' }),
-  timezone: timeZoneSchema.optional(),
+  expr: singleQueryValue(z.string({ error: 'query parameter is required' })),
+  timezone: singleQueryValue(timeZoneSchema.optional()),
 });
 
 export function cronRouter(clock: Clock, defaultTimeZone: string): Router {

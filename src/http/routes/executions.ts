@@ -6,6 +6,7 @@ import { notFound } from '../../domain/errors';
 import { findExecution, listExecutions } from '../../store/executions';
 import { readListVersion } from '../../store/listVersions';
 import { VersionedRenders } from '../../store/versionedRenders';
+import { singleQueryValue } from '../queryParams';
 import { parseOrThrow, parsePathId, pathIdSchema } from '../validate';
 
 export const MAX_EXECUTIONS_LIMIT = 1000;
@@ -14,15 +15,19 @@ export const MAX_EXECUTIONS_LIMIT = 1000;
 const LISTED_STATUSES = [...FINAL_STATUSES, 'running'] as const;
 
 const listQuerySchema = z.object({
-  jobId: pathIdSchema.optional(),
-  status: z.enum(LISTED_STATUSES, { error: `must be one of ${LISTED_STATUSES.join(', ')}` }).optional(),
-  limit: z
-    .string({ error: 'must be a positive integer' })
-    .regex(/^[0-9]+$/, { error: 'must be a positive integer' })
-    .transform(Number)
-    .refine((n) => n >= 1, { error: 'must be a positive integer' })
-    .refine((n) => n <= MAX_EXECUTIONS_LIMIT, { error: `must be at most ${MAX_EXECUTIONS_LIMIT}` })
-    .default(50),
+  jobId: singleQueryValue(pathIdSchema.optional()),
+  status: singleQueryValue(
+    z.enum(LISTED_STATUSES, { error: `must be one of ${LISTED_STATUSES.join(', ')}` }).optional(),
+  ),
+  limit: singleQueryValue(
+    z
+      .string({ error: 'must be a positive integer' })
+      .regex(/^[0-9]+$/, { error: 'must be a positive integer' })
+      .transform(Number)
+      .refine((n) => n >= 1, { error: 'must be a positive integer' })
+      .refine((n) => n <= MAX_EXECUTIONS_LIMIT, { error: `must be at most ${MAX_EXECUTIONS_LIMIT}` })
+      .default(50),
+  ),
 });
 
 function summaryToJson(execution: Execution) {

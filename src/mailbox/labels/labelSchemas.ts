@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { textProblem, textSchema } from '../../domain/text';
 import { countCodePoints } from '../shared/codePoints';
 import { jsonBody, nullableText, reject } from '../shared/validation';
 
@@ -12,8 +13,9 @@ export const MAX_LABEL_NAME_LENGTH = 200;
 function checkName(value: string, ctx: z.RefinementCtx, missing: string): string {
   const name = value.trim();
   if (!name) return reject(ctx, missing);
-  if (name.includes('\u0000')) {
-    ctx.addIssue({ code: 'custom', message: 'must not contain NUL characters' });
+  const problem = textProblem(name);
+  if (problem) {
+    ctx.addIssue({ code: 'custom', message: problem });
     return z.NEVER;
   }
   if (countCodePoints(name) > MAX_LABEL_NAME_LENGTH) {
@@ -41,13 +43,7 @@ const nameOnUpdate = z
   .transform((value, ctx) => checkName(value, ctx, 'name: must be a non-empty string'));
 
 /** `source` says where a label came from; any non-empty string, `user` when omitted or null. */
-const source = z
-  .string({ error: 'must be a string' })
-  .trim()
-  .min(1, { error: 'must not be empty' })
-  .refine((value) => !value.includes('\u0000'), { error: 'must not contain NUL characters' })
-  .nullable()
-  .optional();
+const source = textSchema().trim().min(1, { error: 'must not be empty' }).nullable().optional();
 
 export const labelCreateSchema = jsonBody({
   name: nameOnCreate,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { textSchema } from '../../domain/text';
+import { singleQueryValue } from '../../http/queryParams';
 import { identityIdInBody, identityIdInQuery } from '../shared/identityId';
 import { jsonBody, MAX_INTEGER_ID, nullableText } from '../shared/validation';
 
@@ -13,10 +15,9 @@ const uid = z
   .max(MAX_UID, { error: `must be an integer from 1 to ${MAX_UID} or null` });
 
 /** An IMAP flag or keyword: no spaces, e.g. `\Seen`, `\Flagged`, `$Forwarded`. */
-const flag = z
-  .string({ error: 'must be strings' })
-  .regex(/^\S{1,100}$/, { error: 'must be non-empty strings of at most 100 characters, no spaces' })
-  .refine((value) => !value.includes('\u0000'), { error: 'must not contain NUL characters' });
+const flag = textSchema('must be strings').regex(/^\S{1,100}$/, {
+  error: 'must be non-empty strings of at most 100 characters, no spaces',
+});
 
 const flags = z.array(flag, { error: 'must be an array of strings or null' }).max(MAX_FLAGS, {
   error: `must have at most ${MAX_FLAGS} entries`,
@@ -84,7 +85,8 @@ const uidInQuery = z
 
 /** POST /api/messages as message/rfc822: what the source cannot say comes in the query. */
 export const rfc822QuerySchema = z.object({
+  // A repeated identity_id is not a positive integer: the spec's message says so already.
   identity_id: identityIdInQuery,
-  uid: uidInQuery,
-  flags: flagsInQuery,
+  uid: singleQueryValue(uidInQuery),
+  flags: singleQueryValue(flagsInQuery),
 });

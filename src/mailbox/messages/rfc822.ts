@@ -1,4 +1,5 @@
 import { type AddressObject, type HeaderLines, simpleParser } from 'mailparser';
+import { storableText } from '../../domain/text';
 import { badRequest } from '../../http/errors';
 import { textOfHtml } from './htmlText';
 
@@ -19,9 +20,11 @@ export interface ParsedSource {
   text_body: string | null;
 }
 
-/** Postgres text cannot hold U+0000, which a decoded part may contain: it is dropped. */
-const clean = (value: string | undefined | null): string | null =>
-  value ? value.replaceAll('\u0000', '') || null : null;
+/**
+ * A source says what it says: a decoded part may hold NUL or bytes that are not UTF-8, which are
+ * kept visibly (see storableText) rather than refused or dropped.
+ */
+const clean = (value: string | undefined | null): string | null => (value ? storableText(value) : null);
 
 const addressList = (field: AddressObject | AddressObject[] | undefined): string | null =>
   field ? clean((Array.isArray(field) ? field : [field]).map((list) => list.text).join(', ')) : null;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { singleQueryValue } from '../../http/queryParams';
 import { MAX_INTEGER_ID } from './validation';
 
 export const DEFAULT_PAGE_LIMIT = 50;
@@ -38,7 +39,7 @@ const offset = z
     return n;
   });
 
-export const paginationShape = { limit, offset };
+export const paginationShape = { limit: singleQueryValue(limit), offset: singleQueryValue(offset) };
 
 export interface Page {
   limit: number;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { textSchema } from '../../domain/text';
 import { badRequest } from '../../http/errors';
 
 /** Largest value of a Postgres `integer`: ids above it cannot exist and must not reach SQL. */
@@ -25,15 +26,8 @@ export function reject(ctx: z.RefinementCtx, message: string): typeof z.NEVER {
   return z.NEVER;
 }
 
-/** Postgres text cannot hold U+0000; letting one through would fail in SQL as a 500. */
-const hasNul = (value: string) => value.includes('\u0000');
-
-/** An optional text field that may be null. */
-export const nullableText = z
-  .string({ error: 'must be a string or null' })
-  .refine((value) => !hasNul(value), { error: 'must not contain NUL characters' })
-  .nullable()
-  .optional();
+/** An optional text field that may be null (no NUL: see textSchema). */
+export const nullableText = textSchema('must be a string or null').nullable().optional();
 
 /** A nullable integer id of another row (not checked for existence). */
 export const nullableId = z
@@ -44,8 +38,11 @@ export const nullableId = z
   .nullable()
   .optional();
 
-/** A request body: an absent body (no Content-Type) reads as `{}`, so "required" messages apply. */
-export const bodyOf = (body: unknown): unknown => body ?? {};
+/**
+ * A request body: an absent body (no Content-Type) reads as `{}`, so "required" messages apply. A
+ * JSON `null` is a body, and not an object.
+ */
+export const bodyOf = (body: unknown): unknown => (body === undefined ? {} : body);
 
 /** The object schema of a JSON body, with the message for a body that is not an object. */
 export function jsonBody<T extends z.core.$ZodLooseShape>(shape: T) {
