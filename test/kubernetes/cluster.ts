@@ -1,0 +1,86 @@
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { readEnvironment } from '../../src/config/environment';
+import { crondeckCrds } from '../../src/controller/crds/definitions';
+import { type RunningController, startController } from '../../src/controller/startController';
+import { createMemoryLogger } from '../../src/logging/logger';
+import type { Database } from '../../src/store/database';
+import { KubeEmulator } from '../support/kube/emulator';
+import { kubeConfigFor } from '../support/kube/kubeconfig';
+
+export const NAMESPACE = 'crondeck';
+export const REPORT_SECRET = 'a-report-secret-of-at-least-32-characters';
+
+/** The emulated cluster with Crondeck's CRDs installed (as `kubectl apply -f crds/` does). */
+export async function startCluster(): Promise<{ emu: KubeEmulator; kc: KubeConfig }> {
+  const emu = await KubeEmulator.start({ bookmarkLeadMs: 200 });
+  const kc = kubeConfigFor(emu);
+  // As `kubectl apply -f crds/` sends them: raw JSON. (client-node's typed model would drop the
+  // `x-kubernetes-*` keys, which it only knows by their camel-case property names.)
+  for (const crd of crondeckCrds()) {
+    const response = await fetch(`${emu.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${emu.adminToken}` },
+      body: JSON.stringify(crd),
+    });
+    if (response.status !== 201) throw new Error(`CRD refused: ${response.status} ${await response.text()}`);
+  }
+  await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  await until(async () => {
+    try {
+      await custom.listNamespacedCustomObject({
+        group: 'crondeck.dev',
+        version: 'v1alpha1',
+        namespace: NAMESPACE,
+        plural: 'scheduledjobs',
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'the CRDs to be established');
+  return { emu, kc };
+}
+
+/** `crondeck controller` in this process, on the emulator and the test database. */
+export async function runController(
+  kc: KubeConfig,
+  db: Database,
+  options: { identity?: string; leaderElection?: boolean; reportUrl?: string } = {},
+): Promise<RunningController & { logger: ReturnType<typeof createMemoryLogger> }> {
+  const logger = createMemoryLogger();
+  const running = await startController({
+    env: readEnvironment({}),
+    controllerEnv: {
+      reportSecret: REPORT_SECRET,
+      watchNamespace: NAMESPACE,
+      homeNamespace: NAMESPACE,
+      image: 'ghcr.io/crondeck/crondeck:test',
+      reportUrl: options.reportUrl ?? 'http://127.0.0.1:7433',
+      identity: options.identity ?? 'controller-0',
+      leaderElection: options.leaderElection ?? false,
+      healthPort: 0,
+    },
+    // The controller closes its database on stop; the test keeps it for the next one.
+    db: { ...db, close: async () => undefined },
+    kubeConfig: kc,
+    logger,
+    tuning: { resyncMs: 60 * 60_000, reportGraceMs: 100, leaseDurationMs: 1500, retryPeriodMs: 200 },
+  });
+  return { ...running, logger };
+}
+
+/** Polls `check` until it holds; fails naming what it waited for. */
+export async function until<T>(
+  check: () => Promise<T | undefined | null | false> | T,
+  what: string,
+  ms = 15_000,
+) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

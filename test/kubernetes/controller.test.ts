@@ -1,0 +1,199 @@
+import { CustomObjectsApi, type KubeConfig, type V1CronJob, type V1Secret } from '@kubernetes/client-node';
+import { reportTokenFor } from '../../src/domain/reportToken';
+import type { RunningController } from '../../src/controller/startController';
+import type { Database } from '../../src/store/database';
+import { findJobForResource } from '../../src/store/resourceJobs';
+import { createTestDatabase } from '../support/database';
+import type { KubeEmulator } from '../support/kube/emulator';
+import { validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
+import { NAMESPACE, REPORT_SECRET, runController, startCluster, until } from './cluster';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const sj = { group: 'crondeck.dev', version: 'v1alpha1', namespace: NAMESPACE, plural: 'scheduledjobs' };
+
+describe('crondeck controller against the Kubernetes API emulator', () => {
+  let emu: KubeEmulator;
+  let kc: KubeConfig;
+  let db: Database;
+  let custom: CustomObjectsApi;
+  let controller: (RunningController & { logger: { lines: Obj[] } }) | undefined;
+
+  const get = (resource: string, name: string): Obj | undefined =>
+    emu.objects(resource, NAMESPACE).find((o) => o.metadata?.name === name);
+  const create = (name: string, spec: Obj) =>
+    custom.createNamespacedCustomObject({
+      ...sj,
+      body: { apiVersion: 'crondeck.dev/v1alpha1', kind: 'ScheduledJob', metadata: { name }, spec },
+    });
+  const ready = (name: string) =>
+    get('scheduledjobs', name)?.status?.conditions?.find((c: Obj) => c.type === 'Ready');
+
+  beforeEach(async () => {
+    ({ emu, kc } = await startCluster());
+    custom = kc.makeApiClient(CustomObjectsApi);
+    db = await createTestDatabase();
+  });
+  afterEach(async () => {
+    await controller?.stop();
+    controller = undefined;
+    await emu.stop();
+    await db.close();
+  });
+
+  it('turns a ScheduledJob into a valid CronJob and token Secret, with a job row and a Ready status', async () => {
+    controller = await runController(kc, db);
+    await create('backup', {
+      schedule: '0 3 * * *',
+      command: 'pg_dump',
+      timeZone: 'Europe/Berlin',
+      retry: { maxAttempts: 2 },
+    });
+    const cronJob = (await until(() => get('cronjobs', 'backup'), 'the CronJob')) as V1CronJob;
+    expect(validateKubernetesObject(cronJob)).toEqual({ valid: true, errors: [] });
+    expect(cronJob.spec).toMatchObject({
+      schedule: '0 3 * * *',
+      timeZone: 'Europe/Berlin',
+      concurrencyPolicy: 'Forbid',
+      suspend: false,
+    });
+    expect(cronJob.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: 'ScheduledJob',
+      name: 'backup',
+      controller: true,
+    });
+
+    const job = await until(() => findJobForResource(db.pool, NAMESPACE, 'backup'), 'the job row');
+    expect(job).toMatchObject({
+      name: 'backup',
+      schedule: '0 3 * * *',
+      timezone: 'Europe/Berlin',
+      retry: { maxAttempts: 2 },
+    });
+    const secret = (await until(() => get('secrets', 'backup-report-token'), 'the Secret')) as V1Secret;
+    expect(validateKubernetesObject(secret)).toEqual({ valid: true, errors: [] });
+    expect(Buffer.from(secret.data!.token!, 'base64').toString()).toBe(reportTokenFor(REPORT_SECRET, job.id));
+    // The token reaches the pod from the Secret, never in plain text in the CronJob.
+    expect(JSON.stringify(cronJob)).not.toContain(reportTokenFor(REPORT_SECRET, job.id));
+
+    await until(() => ready('backup')?.status === 'True', 'Ready=True');
+    const resource = get('scheduledjobs', 'backup')!;
+    expect(resource.metadata.finalizers).toEqual(['crondeck.dev/cleanup']);
+    expect(resource.status).toMatchObject({
+      jobId: job.id,
+      observedGeneration: 1,
+      nextRun: expect.any(String),
+    });
+  });
+
+  it('repairs a hand-edited CronJob and follows an edit of the ScheduledJob, keeping the job id', async () => {
+    controller = await runController(kc, db);
+    await create('report', { schedule: '*/5 * * * *', command: 'make report' });
+    await until(() => ready('report')?.status === 'True', 'Ready');
+    const { id } = (await findJobForResource(db.pool, NAMESPACE, 'report'))!;
+
+    const batch = controller.manager.cluster;
+    await batch.patchCronJob(NAMESPACE, 'report', { spec: { schedule: '0 0 * * *', suspend: true } });
+    await until(() => get('cronjobs', 'report')?.spec.schedule === '*/5 * * * *', 'the CronJob repaired');
+    expect(get('cronjobs', 'report')?.spec.suspend).toBe(false);
+
+    await custom
+      .patchNamespacedCustomObject(
+        { ...sj, name: 'report', body: { spec: { schedule: '0 6 * * 1-5', suspend: true } } },
+        { middleware: [], middlewareMergeStrategy: 'append' } as never,
+      )
+      .catch(async () =>
+        // client-node sends JSON Patch by default; the controller's client sends merge patches.
+        batch.patchScheduledJob(NAMESPACE, 'report', { spec: { schedule: '0 6 * * 1-5', suspend: true } }),
+      );
+    await until(() => get('cronjobs', 'report')?.spec.schedule === '0 6 * * 1-5', 'the CronJob updated');
+    expect(get('cronjobs', 'report')?.spec.suspend).toBe(true);
+    expect(await findJobForResource(db.pool, NAMESPACE, 'report')).toMatchObject({
+      id,
+      enabled: false,
+      schedule: '0 6 * * 1-5',
+    });
+    await until(
+      () => get('scheduledjobs', 'report')?.status?.observedGeneration === 2,
+      'the new generation observed',
+    );
+  });
+
+  it('refuses a spec the CRD schema cannot judge with Ready=False naming the field, an Event, and no CronJob', async () => {
+    controller = await runController(kc, db);
+    await create('never', { schedule: '0 0 30 2 *', command: 'true' });
+    await until(() => ready('never')?.status === 'False', 'Ready=False');
+    expect(ready('never')).toMatchObject({
+      reason: 'InvalidSpec',
+      message: expect.stringMatching(/^spec\.schedule: /),
+    });
+    expect(get('cronjobs', 'never')).toBeUndefined();
+    const events = emu.objects('events', NAMESPACE).filter((e) => e.involvedObject?.name === 'never');
+    expect(events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'InvalidSpec' })]);
+    expect(await findJobForResource(db.pool, NAMESPACE, 'never')).toBeNull();
+  });
+
+  it('removes the job’s rows through its finalizer when the ScheduledJob is deleted, and the CronJob goes with it', async () => {
+    controller = await runController(kc, db);
+    await create('gone', { schedule: '@hourly', command: 'true' });
+    await until(() => ready('gone')?.status === 'True', 'Ready');
+    await custom.deleteNamespacedCustomObject({ ...sj, name: 'gone' });
+    await until(() => !get('scheduledjobs', 'gone'), 'the ScheduledJob gone');
+    expect(await findJobForResource(db.pool, NAMESPACE, 'gone')).toBeNull();
+    await until(
+      () => !get('cronjobs', 'gone') && !get('secrets', 'gone-report-token'),
+      'the owned objects collected',
+    );
+  });
+
+  it('writes nothing over a resync once converged, and a restart creates no duplicates', async () => {
+    controller = await runController(kc, db);
+    for (const name of ['a', 'b', 'c']) await create(name, { schedule: '@daily', command: `echo ${name}` });
+    await until(() => ['a', 'b', 'c'].every((name) => ready(name)?.status === 'True'), 'all Ready');
+    const writes = () =>
+      Object.entries(emu.requestCounts())
+        .filter(([key]) => /^(create|update|patch|delete)/.test(key) && !key.includes('leases'))
+        .reduce((sum, [, n]) => sum + n, 0);
+    // At most 4 writes per new object: finalizer, Secret, CronJob, status.
+    expect(writes()).toBeLessThanOrEqual(3 * 4 + 3);
+    emu.resetRequestCounts();
+    controller.manager.resync();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(writes()).toBe(0);
+
+    await controller.stop();
+    const rowsBefore = (await db.pool.query('SELECT id FROM jobs ORDER BY id')).rows;
+    controller = await runController(kc, db);
+    await controller.manager.synced();
+    controller.manager.resync();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(emu.objects('cronjobs', NAMESPACE)).toHaveLength(3);
+    expect(
+      emu.objects('secrets', NAMESPACE).filter((s) => s.metadata.name.endsWith('-report-token')),
+    ).toHaveLength(3);
+    expect((await db.pool.query('SELECT id FROM jobs ORDER BY id')).rows).toEqual(rowsBefore);
+    expect(writes()).toBe(0);
+  });
+
+  it('lets one of two controllers act, and the other take over when the leader stops', async () => {
+    const first = await runController(kc, db, { identity: 'pod-a', leaderElection: true });
+    const second = await runController(kc, db, { identity: 'pod-b', leaderElection: true });
+    try {
+      await until(() => first.manager.isActing || second.manager.isActing, 'a leader');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect([first.manager.isActing, second.manager.isActing].filter(Boolean)).toHaveLength(1);
+      const [leader, follower] = first.manager.isActing ? [first, second] : [second, first];
+      const lease = emu.objects('leases', NAMESPACE).find((l) => l.metadata.name === 'crondeck-controller');
+      expect(lease?.spec.holderIdentity).toBe(leader === first ? 'pod-a' : 'pod-b');
+      expect(lease?.spec.renewTime).toMatch(/\.\d{6}Z$/);
+
+      await leader.stop();
+      await until(() => follower.manager.isActing, 'the follower to take over');
+      await create('after-failover', { schedule: '@daily', command: 'true' });
+      await until(() => get('cronjobs', 'after-failover'), 'the new leader to act');
+    } finally {
+      await first.stop();
+      await second.stop();
+    }
+  });
+});
