@@ -32,7 +32,7 @@ async function failOnce(service: TestService, name: string, url: string): Promis
   const jobId = created.body.id;
   await service.request('PUT', `/api/jobs/${jobId}/alerts`, { webhooks: [{ url, events: ['failed'] }] });
   expect((await service.request('POST', `/api/jobs/${jobId}/run`)).status).toBe(200);
-  await service.runtime.idle();
+  await service.local.idle();
   return jobId;
 }
 

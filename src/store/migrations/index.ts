@@ -3,6 +3,7 @@ import { mailboxSchema } from './002_mailbox';
 import { alertsSchema } from './003_alerts';
 import { listVersionsSchema } from './004_list_versions';
 import { labelChunkDatesSchema } from './005_label_chunk_dates';
+import { runtimeSyncSchema } from './007_runtime_sync';
 
 export interface Migration {
   version: number;
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'alerts', sql: alertsSchema },
   { version: 4, name: 'list versions', sql: listVersionsSchema },
   { version: 5, name: 'label chunk dates', sql: labelChunkDatesSchema },
+  { version: 7, name: 'runtime sync', sql: runtimeSyncSchema },
 ];
