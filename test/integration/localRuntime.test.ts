@@ -66,13 +66,17 @@ describe('local runtime', () => {
   });
 
   it('does not replay fire times missed while the service was not looking', async () => {
-    await createJob({ name: 'missed', schedule: '* * * * *' });
-    service.local.tick(clock.set('2026-06-01T10:30:10Z'));
-    await attempts.waitForStarted(1);
+    const job = await createJob({ name: 'missed', schedule: '* * * * *' });
+    // Thirty fire times have passed: it fires once, and next at the first one after now.
+    await service.local.tick(clock.set('2026-06-01T10:30:10Z'));
+    expect(attempts.started).toHaveLength(1);
     attempts.finishNext();
     await service.local.idle();
-    service.local.tick(clock.set('2026-06-01T10:30:50Z'));
+    expect(service.local.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-06-01T10:31:00.000Z');
+    // `tick` resolves once what it launched is running: a replayed fire time would show here.
+    await service.local.tick(clock.set('2026-06-01T10:30:50Z'));
     expect(attempts.started).toHaveLength(1);
+    expect(await executions(job.id)).toHaveLength(1);
   });
 
   it('keeps the next scheduled run when a job is run by hand', async () => {
@@ -121,20 +125,39 @@ describe('local runtime', () => {
     expect((await executions(job.id)).map((e) => e.status)).toEqual(['timeout']);
   });
 
+  const storedSchedulerState = async () =>
+    (await service.db.pool.query('SELECT paused, paused_until AS until FROM scheduler_state')).rows[0];
+
   it('does not fire while paused, and resumes by itself when `until` passes', async () => {
-    await createJob({ name: 'paused', schedule: '* * * * *' });
+    const job = await createJob({ name: 'paused', schedule: '* * * * *' });
     const pause = await service.request('POST', '/api/scheduler/pause', { until: '2026-06-01T10:05:00Z' });
     expect(pause.body).toEqual({ paused: true, until: '2026-06-01T10:05:00.000Z' });
-    service.local.tick(clock.set('2026-06-01T10:01:00Z'));
-    service.local.tick(clock.set('2026-06-01T10:04:00Z'));
+    // `tick` resolves once what it launched is running: a fire time taken despite the pause shows.
+    await service.local.tick(clock.set('2026-06-01T10:01:00Z'));
+    await service.local.tick(clock.set('2026-06-01T10:04:00Z'));
     expect(attempts.started).toHaveLength(0);
+    expect(await executions(job.id)).toEqual([]);
     expect((await service.request('GET', '/api/scheduler/status')).body.paused).toBe(true);
-    service.local.tick(clock.set('2026-06-01T10:05:00Z'));
-    await attempts.waitForStarted(1);
+    await service.local.tick(clock.set('2026-06-01T10:05:00Z'));
+    expect(attempts.started).toHaveLength(1);
+    // Cleared where every replica reads it, without anyone asking for the status first.
+    expect(await storedSchedulerState()).toEqual({ paused: false, until: null });
     expect((await service.request('GET', '/api/scheduler/status')).body).toEqual({
       paused: false,
       until: null,
     });
+  });
+
+  it('ends a pause at its `until` after a restart too', async () => {
+    await service.request('POST', '/api/scheduler/pause', { until: '2026-06-01T10:05:00Z' });
+    await service.runtime.stop();
+    const restarted = await startTestService({ clock, db: service.db });
+    try {
+      await restarted.local.tick(clock.set('2026-06-01T10:05:00Z'));
+      expect(await storedSchedulerState()).toEqual({ paused: false, until: null });
+    } finally {
+      await restarted.stop();
+    }
   });
 
   it('applies edits, disabling and deletion without a restart', async () => {
