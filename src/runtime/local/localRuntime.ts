@@ -254,6 +254,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       this.schedule(job);
     }
     for (const id of [...this.entries.keys()]) if (!seen.has(id)) this.entries.delete(id);
+    // A job deleted through another process: its run stops here as it would for a local deletion.
+    for (const run of this.active) if (!seen.has(run.jobId)) run.abort.abort();
     this.arm();
   }
 
