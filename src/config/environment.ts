@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isValidTimeZone } from '../domain/timezone';
 import type { LogLevel } from '../logging/logger';
-import type { RuntimeKind } from '../runtime/createRuntime';
+import type { RuntimeKind } from '../runtime/runtime';
 
 /** SMTP settings from `SERVICE_SMTP_*`; absent when `SERVICE_SMTP_HOST` is not set. */
 export interface SmtpSettings {

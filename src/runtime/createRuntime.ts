@@ -5,10 +5,7 @@ import type { Database } from '../store/database';
 import { AdvisoryLockLeadership, soleLeadership } from './local/leadership';
 import { LocalRuntime, type LocalRuntimeHooks, type LocalRuntimeOptions } from './local/localRuntime';
 import { poolRuntimeStore } from './local/localRuntimeStore';
-import type { Runtime } from './runtime';
-
-/** Which runtime fires jobs: `local` today; `kubernetes` (CronJobs) comes next. */
-export type RuntimeKind = 'local';
+import type { Runtime, RuntimeKind } from './runtime';
 
 /** Tuning and test seams of the local runtime. */
 export type LocalRuntimeSettings = Pick<

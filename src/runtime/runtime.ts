@@ -1,6 +1,9 @@
 import type { Job } from '../domain/job';
 import type { SchedulerState } from '../domain/schedulerState';
 
+/** Which runtime fires jobs: `local` today; `kubernetes` (CronJobs) comes next. */
+export type RuntimeKind = 'local';
+
 /**
  * What fires and runs jobs. The local runtime does it in this process; the Kubernetes runtime
  * hands it to CronJobs through an API server. The use cases tell the runtime about every change

@@ -160,6 +160,20 @@ describe('local runtime', () => {
     }
   });
 
+  it('arms its timer for the end of a pause when it starts', async () => {
+    await service.request('POST', '/api/scheduler/pause', { until: '2026-06-01T10:05:00Z' });
+    await service.runtime.stop();
+    clock.set('2026-06-01T10:05:00Z');
+    // Real timers this time: nothing fires and nothing is due but the end of the pause.
+    const restarted = await startTestService({ clock, db: service.db, local: { autoTick: true } });
+    try {
+      await eventually(async () => !(await storedSchedulerState()).paused);
+      expect(await storedSchedulerState()).toEqual({ paused: false, until: null });
+    } finally {
+      await restarted.stop();
+    }
+  });
+
   it('applies edits, disabling and deletion without a restart', async () => {
     const job = await createJob({ name: 'editable', schedule: '0 * * * *' });
     await service.request('PUT', `/api/jobs/${job.id}`, {
