@@ -92,6 +92,9 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   private stopping = false;
   private leading = false;
   private takingOver: Promise<void> = Promise.resolve();
+  private firstTakeover: Promise<void> | undefined;
+  /** A takeover failed (the database was away): the next sync does it again. */
+  private takeoverPending = false;
   private syncing: Promise<void> | null = null;
   private changeMark: string | null = null;
 
@@ -99,7 +102,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
 
   async start(): Promise<void> {
     await this.options.leadership.start((leading) => this.leadershipChanged(leading));
-    await this.takingOver;
+    // A process that leads from the start fails to start when it cannot load its jobs.
+    await this.firstTakeover;
     this.scheduleSync();
   }
 
@@ -193,8 +197,12 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   private leadershipChanged(leading: boolean): void {
     this.leading = leading;
     this.changeMark = null;
+    this.takeoverPending = false;
     if (leading) {
-      this.takingOver = this.takeOver().catch((error) => {
+      const takeover = this.takeOver();
+      this.firstTakeover ??= takeover;
+      this.takingOver = takeover.catch((error) => {
+        this.takeoverPending = true;
         this.options.logger.error('could not load jobs on taking over; will retry', { err: error });
       });
     } else {
@@ -227,6 +235,10 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     if (!this.leading || this.stopping) return;
     try {
       await this.takingOver;
+      if (this.takeoverPending) {
+        await this.takeOver();
+        this.takeoverPending = false;
+      }
       const mark = await this.options.store.readChangeMark();
       if (mark !== this.changeMark) {
         await this.reload();
