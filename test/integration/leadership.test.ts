@@ -87,11 +87,29 @@ describe('two services on one database', () => {
     );
     expect(rowCount).toBe(1);
     await eventually(async () => b.local.isLeading());
+    // Leading comes first, then the jobs are loaded: `sync` waits for the takeover.
+    await b.local.sync();
     expect(a.local.isLeading()).toBe(false);
     expect(b.local.nextFireTimes().has(job.id)).toBe(true);
     clock.set('2026-06-01T10:01:00Z');
     await Promise.all([a.local.tick(), b.local.tick()]);
     expect([attemptsA.started.length, attemptsB.started.length]).toEqual([0, 1]);
+  });
+
+  it('leaves the leader’s runs alone when another process starts beside it', async () => {
+    if (!onPostgresServer) return;
+    const job = (await a.request('POST', '/api/jobs', { name: 'long', schedule: '@daily', command: 'true' }))
+      .body;
+    await a.request('POST', `/api/jobs/${job.id}/run`);
+    await attemptsA.waitForStarted(1);
+    const third = await startTestService({ db, clock, local: { syncIntervalMs: null } });
+    await third.stop();
+    attemptsA.finishNext({ stdout: 'finished here\n' });
+    await a.local.idle();
+    // Had the newcomer closed the running row as interrupted, the run's own result would be lost.
+    expect((await a.request('GET', `/api/executions?jobId=${job.id}`)).body).toMatchObject([
+      { status: 'success', exitCode: 0 },
+    ]);
   });
 
   it('shows on one replica the writes made through the other (no stale cached list)', async () => {
