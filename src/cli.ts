@@ -95,6 +95,7 @@ async function run(args: string[]): Promise<void> {
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
   const code = await runInPod(settings, {
+    logger: createLogger({ level: 'warn' }),
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
     signal: stop.signal,

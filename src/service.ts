@@ -9,16 +9,16 @@ import { createApp } from './http/app';
 import { createAppServer } from './http/server';
 import type { Logger } from './logging/logger';
 import { ServiceMetrics } from './metrics/metrics';
-import { LocalRuntime, type LocalRuntimeOptions } from './runtime/local/localRuntime';
+import { createRuntime, type LocalRuntimeSettings } from './runtime/createRuntime';
+import type { LocalRuntimeHooks } from './runtime/local/localRuntime';
+import type { Runtime } from './runtime/runtime';
 import { ExecutionRecorder } from './scheduling/executionRecorder';
 import { JobService } from './scheduling/jobService';
 import { ReportIngest } from './scheduling/reportIngest';
 import { scheduleRetention } from './scheduling/retention';
 import { SchedulerControl } from './scheduling/schedulerControl';
 import type { Database } from './store/database';
-import { listJobs } from './store/jobs';
 import { migrate } from './store/migrate';
-import { readSchedulerState } from './store/scheduler';
 import { VERSION } from './version';
 
 export interface ServiceOptions {
@@ -28,8 +28,10 @@ export interface ServiceOptions {
   clock?: Clock;
   /** Jobs from a config file, applied at start. */
   declaredJobs?: DeclaredJob[];
-  /** Test seams of the local runtime. */
-  local?: Pick<LocalRuntimeOptions, 'runAttempt' | 'sleep' | 'autoTick' | 'shutdownGraceMs'>;
+  /** Tuning and test seams of the local runtime. */
+  local?: LocalRuntimeSettings;
+  /** Wraps the chosen runtime (tests make it refuse, as a cluster can). */
+  wrapRuntime?: (runtime: Runtime) => Runtime;
   /** Tuning and test seams of alert delivery (timeouts, poll interval, TLS trust of a test SMTP server). */
   alerting?: AlertingOptions;
 }
@@ -39,7 +41,9 @@ export interface RunningService {
   app: Express;
   server: Server;
   url: string;
-  runtime: LocalRuntime;
+  runtime: Runtime;
+  /** The local runtime's hooks when it is the active runtime, else null. */
+  local: LocalRuntimeHooks | null;
   jobs: JobService;
   recorder: ExecutionRecorder;
   alerting: Alerting;
@@ -68,15 +72,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const recorder = new ExecutionRecorder(pool, logger, alerting.hook);
   recorder.subscribe((execution) => alerting.executionRecorded(execution));
-  const runtime = new LocalRuntime({
-    recorder,
-    clock,
-    logger,
-    defaultTimeZone: env.defaultTimeZone,
-    loadJobs: () => listJobs(pool),
-    loadSchedulerState: () => readSchedulerState(pool),
-    ...options.local,
-  });
+  const created = createRuntime(
+    env.runtime,
+    { db, recorder, clock, logger, defaultTimeZone: env.defaultTimeZone },
+    options.local,
+  );
+  const { local } = created;
+  const runtime = options.wrapRuntime ? options.wrapRuntime(created.runtime) : created.runtime;
   const jobs = new JobService(pool, runtime, clock, env.defaultTimeZone);
   const scheduler = new SchedulerControl(pool, runtime, clock);
 
@@ -125,7 +127,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await db.close();
     })());
 
-  return { db, app, server, url, runtime, jobs, recorder, alerting, stop };
+  return { db, app, server, url, runtime, local, jobs, recorder, alerting, stop };
 }
 
 function listen(app: Express, port: number, host: string): Promise<Server> {

@@ -14,7 +14,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Job } from '../../src/domain/job';
+import type { RunnableJob } from '../../src/runner/attemptLoop';
 import type { CommandResult } from '../../src/runner/runCommand';
 import { type BenchContext, formatNumber, fromBuild, markdownTable, percentile, sleep } from '../harness';
 
@@ -94,7 +94,7 @@ async function runRound(ctx: BenchContext, receiver: Receiver, withAlerts: boole
   const fireDelaysMs: number[] = [];
   let recorded = 0;
   let lastRecordedAt = 0;
-  const runAttempt = async (job: Job): Promise<CommandResult> => {
+  const execute = async (job: RunnableJob): Promise<CommandResult> => {
     const now = clock.now();
     if (job.name.startsWith(PREFIX)) fireDelaysMs.push(now.getTime() - fireAt);
     return { status: 'success', exitCode: 0, stdout: 'ok\n', stderr: '', startedAt: now, finishedAt: now };
@@ -111,7 +111,7 @@ async function runRound(ctx: BenchContext, receiver: Receiver, withAlerts: boole
     logger: createLogger({ level: 'error' }),
     clock,
     declaredJobs,
-    local: { runAttempt, autoTick: true },
+    local: { execute, autoTick: true },
     alerting: { workerId: WORKER_ID },
   });
   try {

@@ -257,7 +257,7 @@ async function measureRecording(ctx: BenchContext, inFlight: number, seconds = 4
     env,
     db: connectToServer(ctx.databaseUrl),
     logger: createLogger({ level: 'error' }),
-    local: { autoTick: false, runAttempt: instant },
+    local: { autoTick: false, execute: instant },
   });
   try {
     const jobs: Job[] = await service.jobs.list();
@@ -279,7 +279,7 @@ async function measureRecording(ctx: BenchContext, inFlight: number, seconds = 4
     measuring = false;
     const elapsed = (performance.now() - start) / 1000;
     open = false;
-    await service.runtime.idle();
+    await service.local!.idle();
     const rows = (
       await ctx.sql<{ rows: number }>(
         "SELECT count(*)::int AS rows FROM executions WHERE id > $1 AND status <> 'running'",

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isValidTimeZone } from '../domain/timezone';
 import type { LogLevel } from '../logging/logger';
+import type { RuntimeKind } from '../runtime/runtime';
 
 /** SMTP settings from `SERVICE_SMTP_*`; absent when `SERVICE_SMTP_HOST` is not set. */
 export interface SmtpSettings {
@@ -26,6 +27,8 @@ export interface Environment {
   logLevel: LogLevel;
   smtp: SmtpSettings | null;
   webhookDenyCidrs: string[];
+  /** Which runtime fires jobs; only `local` exists in this version. */
+  runtime: RuntimeKind;
 }
 
 const boolean = z
@@ -121,5 +124,6 @@ export function readEnvironment(env: NodeJS.ProcessEnv, options: ListenOptions =
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    runtime: 'local',
   };
 }

@@ -15,6 +15,7 @@ import { computeStats } from '../scheduling/stats';
 import { requireBearerToken } from './auth';
 import { errorHandler, HttpError } from './errors';
 import { requireJsonContentType } from './jsonContentType';
+import { runtimeErrorHandler } from './runtimeErrors';
 import { cronRouter } from './routes/cron';
 import { executionsRouter } from './routes/executions';
 import { healthRouter } from './routes/health';
@@ -88,6 +89,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api', api);
 
   app.use(dashboardRouter());
+  app.use(runtimeErrorHandler(deps.logger));
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
-import { isPausedAt } from '../scheduling/schedulerControl';
+import { isPausedAt } from '../domain/schedulerState';
 import { readExecutionCounters, summariseRecentDurations } from '../store/executions';
 import { countJobs } from '../store/jobs';
 import { databaseSizeBytes, readSchedulerState } from '../store/scheduler';

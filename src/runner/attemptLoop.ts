@@ -1,78 +1,117 @@
+import type { AttemptResult } from '../domain/execution';
+import type { Job } from '../domain/job';
+import type { Logger } from '../logging/logger';
+import { retryWhileUnavailable } from '../store/transient';
+import { jobEnvironment } from './jobEnvironment';
 import type { ProcessGroup } from './processGroup';
 import { retryDelaySeconds, totalAttempts } from './retry';
-import type { CommandResult } from './runCommand';
+import { type CommandResult, runCommand } from './runCommand';
+
+/** What the loop needs of a job: enough to run it, as a pod knows it too. */
+export type RunnableJob = Pick<Job, 'id' | 'name' | 'command' | 'timeout' | 'retry'>;
 
 /**
- * Where a run's attempts are recorded: directly in the database by the local runtime, over HTTP
- * to the service from a pod (`crondeck run`). `started` is called as an attempt begins and gives
- * back whatever `finished` needs to close it (the row id locally).
+ * Where the attempts of one run are recorded: in-process by the execution recorder, or over HTTP
+ * from a pod. An attempt is recorded as it starts (so a crash leaves a trace) and as it finishes.
  */
-export interface AttemptRecorder<Handle = unknown> {
-  started(attempt: number, startedAt: Date): Promise<Handle>;
-  /** The attempt's processes, as soon as they exist (a later start can end them after a crash). */
-  processGroup?(handle: Handle, group: ProcessGroup): void;
-  finished(handle: Handle, attempt: number, result: CommandResult, final: boolean): Promise<void>;
+export interface AttemptRecorder {
+  /** Opens the record of an attempt; resolves to its id. */
+  startAttempt(attempt: number, startedAt: Date): Promise<number>;
+  finishAttempt(executionId: number, result: AttemptResult, finalAttempt: boolean): Promise<void>;
+  /** Where the attempt's processes are, as soon as they exist, so a start after a crash can end them. */
+  recordProcessGroup?(executionId: number, group: ProcessGroup): Promise<void>;
 }
 
-/** Runs one attempt of the command; aborting `signal` stops it like a timeout (but it fails). */
-export type AttemptExecutor = (
+/** Runs one attempt's command; the default spawns it, tests substitute their own. */
+export type ExecuteAttempt = (
+  job: RunnableJob,
   attempt: number,
   signal: AbortSignal,
-  onSpawn: (group: ProcessGroup | null) => void,
+  onSpawn?: (group: ProcessGroup | null) => void,
 ) => Promise<CommandResult>;
 
-export interface RunOptions<Handle> {
-  retry: { maxAttempts: number; baseDelay: number } | null;
-  execute: AttemptExecutor;
-  recorder: AttemptRecorder<Handle>;
-  /** Stops the run: the attempt in progress is killed and recorded, no retry follows. */
-  signal: AbortSignal;
+export interface AttemptLoopOptions {
+  recorder: AttemptRecorder;
+  logger: Logger;
+  execute?: ExecuteAttempt;
   /** Waits between attempts; resolves early when the signal aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** Appended to stderr of an attempt that `signal` stopped (why it was stopped). */
-  abortNote?: string;
+  /** How long recording keeps being retried while the database (or the service) is unreachable. */
+  recordRetryBudgetMs?: number;
+  /** Told when an attempt's command has been started (after its start was recorded). */
+  onAttemptStarted?: (attempt: number) => void;
 }
+
+/** How long a run keeps trying to record its result while the database is unreachable. */
+export const RECORD_RETRY_BUDGET_MS = 10 * 60_000;
+
+export const STOPPED_NOTE = '[crondeck] stopped: the service is shutting down or the job was deleted\n';
 
 /**
- * One run of a job: the first attempt and its retries (DESIGN.md: 1 + maxAttempts attempts at
- * most, attempt n waits baseDelay × 2^(n-1) seconds, capped at 5 minutes; a timeout is not
- * retried), each recorded as it starts and as it finishes. The same loop runs in the service
- * (local runtime) and in a pod (`crondeck run`). Returns the final attempt's result, or null when
- * the run was stopped between attempts.
+ * One run of a job: the first attempt and its retries with exponential backoff, each recorded as
+ * it starts and as it finishes. A timeout is not retried, nor is a run stopped through `signal`
+ * (shutdown, deletion), which is recorded as failed with a note saying why.
  */
-export async function runAttempts<Handle>(options: RunOptions<Handle>): Promise<CommandResult | null> {
-  const { recorder, signal } = options;
+export async function runAttempts(
+  job: RunnableJob,
+  signal: AbortSignal,
+  options: AttemptLoopOptions,
+): Promise<void> {
+  const execute = options.execute ?? spawnAttempt;
   const sleep = options.sleep ?? abortableSleep;
-  const attempts = totalAttempts(options.retry);
+  const whileUnavailable = <T>(work: () => Promise<T>) =>
+    retryWhileUnavailable(work, {
+      budgetMs: options.recordRetryBudgetMs ?? RECORD_RETRY_BUDGET_MS,
+      onRetry: (error, delayMs) =>
+        options.logger.warn('database unavailable; retrying', { delayMs, err: error }),
+    });
+  const attempts = totalAttempts(job.retry);
   for (let attempt = 0; attempt < attempts; attempt++) {
     if (attempt > 0) {
-      await sleep(retryDelaySeconds(options.retry?.baseDelay ?? 0, attempt) * 1000, signal);
-      if (signal.aborted) return null;
+      await sleep(retryDelaySeconds(job.retry?.baseDelay ?? 0, attempt) * 1000, signal);
+      if (signal.aborted) return;
     }
-    const handle = await recorder.started(attempt, new Date());
-    const result = await options.execute(attempt, signal, (group) => {
-      if (group) recorder.processGroup?.(handle, group);
+    const executionId = await whileUnavailable(() => options.recorder.startAttempt(attempt, new Date()));
+    const running = execute(job, attempt, signal, (group) => {
+      if (!group || !options.recorder.recordProcessGroup) return;
+      options.recorder
+        .recordProcessGroup(executionId, group)
+        .catch((error) => options.logger.warn('could not record a process group', { err: error }));
     });
-    // A timeout is not retried, and neither is a run that was stopped.
+    options.onAttemptStarted?.(attempt);
+    const result = await running;
     const final = result.status !== 'failed' || attempt === attempts - 1 || signal.aborted;
-    const stopped =
-      signal.aborted && options.abortNote ? { ...result, stderr: result.stderr + options.abortNote } : result;
-    await recorder.finished(handle, attempt, stopped, final);
-    if (final) return stopped;
+    const stderr = signal.aborted ? `${result.stderr}${STOPPED_NOTE}` : result.stderr;
+    // The result exists only in memory until this commits: ride out a database restart.
+    await whileUnavailable(() => options.recorder.finishAttempt(executionId, { ...result, stderr }, final));
+    if (final) return;
   }
-  return null;
 }
 
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+function spawnAttempt(
+  job: RunnableJob,
+  attempt: number,
+  signal: AbortSignal,
+  onSpawn?: (group: ProcessGroup | null) => void,
+): Promise<CommandResult> {
+  return runCommand({
+    command: job.command,
+    timeoutSeconds: job.timeout,
+    env: jobEnvironment(process.env, { jobId: job.id, jobName: job.name, attempt }),
+    signal,
+    onSpawn,
   });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RUNNER_ENV } from '../controller/desired/runnerEnvironment';
 import { MAX_RETRY_ATTEMPTS } from '../domain/job';
+import type { Logger } from '../logging/logger';
 import { runAttempts } from './attemptLoop';
 import { jobEnvironment } from './jobEnvironment';
 import { ReportClient, ReportRefusedError } from './reportClient';
@@ -63,6 +64,7 @@ export interface PodRunIo {
   env: NodeJS.ProcessEnv;
   reportBudgetMs?: number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  logger: Logger;
 }
 
 /**
@@ -80,37 +82,45 @@ export async function runInPod(settings: RunnerSettings, io: PodRunIo): Promise<
     onRetry: (reason, delayMs) =>
       io.err(`[crondeck] report not delivered (${reason}); again in ${delayMs} ms\n`),
   });
-  const last = await runAttempts<number>({
-    retry: settings.retry,
-    signal: io.signal,
-    sleep: io.sleep,
-    abortNote: '[crondeck] stopped: the pod was told to stop\n',
-    execute: (attempt, signal, onSpawn) =>
-      runCommand({
-        command: settings.command,
-        timeoutSeconds: settings.timeoutSeconds,
-        env: jobEnvironment(io.env, {
-          jobId: settings.jobId,
-          jobName: io.env.CRONDECK_JOB_NAME ?? '',
-          attempt,
-        }),
-        signal,
-        onSpawn,
-      }),
-    recorder: {
-      started: async (attempt) => attempt,
-      finished: async (_handle, attempt, result, final) => {
-        io.out(result.stdout);
-        io.err(result.stderr);
-        io.err(
-          `[crondeck] attempt ${attempt}: ${result.status} (exit ${result.exitCode})${final ? '' : '; retrying'}\n`,
-        );
-        await report(client, settings, attempt, result, final, io);
-      },
+  let last: CommandResult | null = null;
+  await runAttempts(
+    {
+      id: settings.jobId,
+      name: io.env.CRONDECK_JOB_NAME ?? '',
+      command: settings.command,
+      timeout: settings.timeoutSeconds,
+      retry: settings.retry,
     },
-  });
-  if (!last) return 143;
-  return last.status === 'success' ? 0 : last.exitCode === 0 ? 1 : last.exitCode;
+    io.signal,
+    {
+      logger: io.logger,
+      sleep: io.sleep,
+      // Over HTTP an attempt is reported once it is over: its "id" is its number.
+      recorder: {
+        startAttempt: async (attempt) => attempt,
+        finishAttempt: async (attempt, result, final) => {
+          io.out(result.stdout);
+          io.err(result.stderr);
+          io.err(
+            `[crondeck] attempt ${attempt}: ${result.status} (exit ${result.exitCode})${final ? '' : '; retrying'}\n`,
+          );
+          await report(client, settings, attempt, result as CommandResult, final, io);
+          if (final) last = result as CommandResult;
+        },
+      },
+      execute: (job, attempt, signal, onSpawn) =>
+        runCommand({
+          command: job.command,
+          timeoutSeconds: job.timeout,
+          env: jobEnvironment(io.env, { jobId: job.id, jobName: job.name, attempt }),
+          signal,
+          onSpawn,
+        }),
+    },
+  );
+  const final = last as CommandResult | null;
+  if (!final) return 143;
+  return final.status === 'success' ? 0 : final.exitCode === 0 ? 1 : final.exitCode;
 }
 
 async function report(

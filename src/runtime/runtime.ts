@@ -1,22 +1,28 @@
 import type { Job } from '../domain/job';
-import type { SchedulerState } from '../store/scheduler';
+import type { SchedulerState } from '../domain/schedulerState';
+
+/** Which runtime fires jobs: `local` today; `kubernetes` (CronJobs) comes next. */
+export type RuntimeKind = 'local';
 
 /**
  * What fires and runs jobs. The local runtime does it in this process; the Kubernetes runtime
- * hands it to CronJobs. The use cases tell the runtime about every change and nothing above this
- * interface knows which runtime is active.
+ * hands it to CronJobs through an API server. The use cases tell the runtime about every change
+ * and nothing above this interface knows which runtime is active.
+ *
+ * Every call can fail (an API server can refuse or be unreachable): a rejection reaches the API
+ * caller as an error answer, and the use case that called rolls its own write back, so the stored
+ * jobs and what the runtime was told never disagree. A runtime that cannot do what it was asked
+ * rejects with `RuntimeRefusedError`.
  */
 export interface Runtime {
   start(): Promise<void>;
   /** Stops firing; lets running jobs finish within the grace period, then records them as failed. */
   stop(): Promise<void>;
   /** A job was created, replaced or switched on or off. */
-  jobSaved(job: Job): void;
-  jobDeleted(jobId: number): void;
-  /** Starts a run outside the schedule and returns at once; the next scheduled run is kept. */
-  runNow(job: Job): void;
+  jobSaved(job: Job): Promise<void>;
+  jobDeleted(jobId: number): Promise<void>;
+  /** Starts a run outside the schedule without waiting for it; the next scheduled run is kept. */
+  runNow(job: Job): Promise<void>;
   /** The scheduler was paused or resumed. */
-  schedulerChanged(state: SchedulerState): void;
-  /** True while a run of the job (including its retries) is in progress. */
-  isRunning(jobId: number): boolean;
+  schedulerChanged(state: SchedulerState): Promise<void>;
 }

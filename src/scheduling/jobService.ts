@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { Clock } from '../domain/clock';
 import type { RunningAttempt } from '../domain/execution';
 import { conflict, notFound } from '../domain/errors';
@@ -68,27 +68,42 @@ export class JobService {
   }
 
   async create(input: JobInput): Promise<JobView> {
-    const job = await this.translateConflict(input.name, () => jobs.insertJob(this.pool, input));
-    this.runtime.jobSaved(job);
+    const job = await this.translateConflict(input.name, () =>
+      this.writeAndTell(async (tx) => {
+        const created = await jobs.insertJob(tx, input);
+        await this.runtime.jobSaved(created);
+        return created;
+      }),
+    );
     return this.view(job, this.clock.now(), null);
   }
 
   async replace(id: number, input: JobInput): Promise<JobView> {
-    const job = await this.translateConflict(input.name, () => jobs.updateJob(this.pool, id, input));
-    if (!job) throw notFound(`job ${id} not found`);
-    this.runtime.jobSaved(job);
+    const job = await this.translateConflict(input.name, () =>
+      this.writeAndTell(async (tx) => {
+        const updated = await jobs.updateJob(tx, id, input);
+        if (!updated) throw notFound(`job ${id} not found`);
+        await this.runtime.jobSaved(updated);
+        return updated;
+      }),
+    );
     return this.viewWithRun(job);
   }
 
   async remove(id: number): Promise<void> {
-    if (!(await jobs.deleteJob(this.pool, id))) throw notFound(`job ${id} not found`);
-    this.runtime.jobDeleted(id);
+    await this.writeAndTell(async (tx) => {
+      if (!(await jobs.deleteJob(tx, id))) throw notFound(`job ${id} not found`);
+      await this.runtime.jobDeleted(id);
+    });
   }
 
   async setEnabled(id: number, enabled: boolean): Promise<JobView> {
-    const job = await jobs.setJobEnabled(this.pool, id, enabled);
-    if (!job) throw notFound(`job ${id} not found`);
-    this.runtime.jobSaved(job);
+    const job = await this.writeAndTell(async (tx) => {
+      const updated = await jobs.setJobEnabled(tx, id, enabled);
+      if (!updated) throw notFound(`job ${id} not found`);
+      await this.runtime.jobSaved(updated);
+      return updated;
+    });
     return this.viewWithRun(job);
   }
 
@@ -99,11 +114,7 @@ export class JobService {
    */
   async runNow(id: number): Promise<Job> {
     const job = await this.require(id);
-    // No await between the check and the start, so two requests cannot both pass it.
-    if (this.runtime.isRunning(job.id)) {
-      throw conflict(`job "${job.name}" is already running; wait for its run to finish`);
-    }
-    this.runtime.runNow(job);
+    await this.runtime.runNow(job);
     return job;
   }
 
@@ -113,12 +124,12 @@ export class JobService {
    * the previous set untouched.
    */
   async applyDeclared(inputs: JobInput[]): Promise<{ created: number; updated: number }> {
-    const results = await withTransaction(this.pool, async (tx) => {
+    const results = await this.writeAndTell(async (tx) => {
       const saved: { job: Job; created: boolean }[] = [];
       for (const input of inputs) saved.push(await jobs.upsertJobByName(tx, input));
+      for (const { job } of saved) await this.runtime.jobSaved(job);
       return saved;
     });
-    for (const { job } of results) this.runtime.jobSaved(job);
     const created = results.filter((r) => r.created).length;
     return { created, updated: results.length - created };
   }
@@ -140,6 +151,15 @@ export class JobService {
     const job = await jobs.findJob(this.pool, id);
     if (!job) throw notFound(`job ${id} not found`);
     return job;
+  }
+
+  /**
+   * A write and the runtime's hearing of it, in one transaction: when the runtime refuses (a
+   * cluster that cannot be reached), the write is rolled back and the refusal reaches the caller.
+   * The runtime must not use the pool meanwhile (the embedded database has one connection).
+   */
+  private writeAndTell<T>(work: (tx: PoolClient) => Promise<T>): Promise<T> {
+    return withTransaction(this.pool, work);
   }
 
   private async translateConflict<T>(name: string, write: () => Promise<T>): Promise<T> {

@@ -1,15 +1,15 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
 import { invalid } from '../domain/errors';
+import { isPausedAt, RUNNING, type SchedulerState } from '../domain/schedulerState';
 import type { Runtime } from '../runtime/runtime';
-import { readSchedulerState, type SchedulerState, writeSchedulerState } from '../store/scheduler';
+import { withTransaction } from '../store/database';
+import { endPauseAt, readSchedulerState, writeSchedulerState } from '../store/scheduler';
 
-/** Paused with an `until` that has passed means running again: the resume needs no timer. */
-export function isPausedAt(state: SchedulerState, now: Date): boolean {
-  return state.paused && (state.until === null || state.until.getTime() > now.getTime());
-}
-
-/** Pausing and resuming every job at once. The switch lives in the database, so it survives restarts. */
+/**
+ * Pausing and resuming every job at once. The switch lives in the database, so it survives
+ * restarts. A pause with `until` is ended at `until` by the runtime that fires jobs.
+ */
 export class SchedulerControl {
   constructor(
     private readonly pool: Pool,
@@ -17,13 +17,12 @@ export class SchedulerControl {
     private readonly clock: Clock,
   ) {}
 
-  /** The effective state; a pause whose `until` has passed is cleared on the way. */
+  /** The effective state; a pause whose `until` has passed reads as running (and is cleared). */
   async status(): Promise<SchedulerState> {
     const stored = await readSchedulerState(this.pool);
-    if (stored.paused && !isPausedAt(stored, this.clock.now())) {
-      const running: SchedulerState = { paused: false, until: null };
-      await writeSchedulerState(this.pool, running);
-      return running;
+    if (stored.paused && stored.until && !isPausedAt(stored, this.clock.now())) {
+      await endPauseAt(this.pool, stored.until);
+      return RUNNING;
     }
     return stored;
   }
@@ -32,16 +31,19 @@ export class SchedulerControl {
     if (until && until.getTime() <= this.clock.now().getTime()) {
       throw invalid('until: must be in the future');
     }
-    const state: SchedulerState = { paused: true, until };
-    await writeSchedulerState(this.pool, state);
-    this.runtime.schedulerChanged(state);
-    return state;
+    return this.change({ paused: true, until });
   }
 
   async resume(): Promise<SchedulerState> {
-    const state: SchedulerState = { paused: false, until: null };
-    await writeSchedulerState(this.pool, state);
-    this.runtime.schedulerChanged(state);
+    return this.change(RUNNING);
+  }
+
+  /** Stored and told to the runtime together: a runtime that refuses leaves the stored state as it was. */
+  private async change(state: SchedulerState): Promise<SchedulerState> {
+    await withTransaction(this.pool, async (tx) => {
+      await writeSchedulerState(tx, state);
+      await this.runtime.schedulerChanged(state);
+    });
     return state;
   }
 }

@@ -1,4 +1,4 @@
-import { Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { Client, Pool, type PoolClient, type QueryResultRow } from 'pg';
 
 /**
  * Anything that runs SQL: the pool itself, or one client inside a transaction. Store functions
@@ -21,6 +21,12 @@ export interface Database {
    * of a 0.4 ms count and 0.8 ms of a 3 ms filter. Everything else runs on `pool`, planned per call.
    */
   genericPlanPool: Pool;
+  /**
+   * Opens a connection of its own, outside the pools, for state that lives as long as a session
+   * (the leader's advisory lock). Absent on the embedded database: it is one session, and serves
+   * one process only.
+   */
+  openSession?: () => Promise<Client>;
   /** Where the data lives, for logs: a redacted URL or the embedded data directory. */
   description: string;
   close(): Promise<void>;
@@ -66,6 +72,13 @@ export function connectToServer(databaseUrl: string, maxConnections = 10): Datab
     pool,
     genericPlanPool,
     description: redactUrl(databaseUrl),
+    openSession: async () => {
+      // Keep-alive probes notice a connection the network cut, so a lock held on it is known lost.
+      const client = new Client({ connectionString: databaseUrl, keepAlive: true });
+      client.on('error', () => undefined);
+      await client.connect();
+      return client;
+    },
     close: async () => {
       await Promise.all([pool.end(), genericPlanPool.end()]);
     },

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 
-/** The lists whose versions migration 004 keeps. */
-export type VersionedList = 'jobs' | 'executions';
+/** The lists whose versions migration 004 keeps, and the scheduler switch (migration 007). */
+export type VersionedList = 'jobs' | 'executions' | 'scheduler';
 
 /**
  * The current version of a list: any committed write that changes what the list shows changes it,

@@ -1,9 +1,5 @@
+import type { SchedulerState } from '../domain/schedulerState';
 import type { Queryable } from './database';
-
-export interface SchedulerState {
-  paused: boolean;
-  until: Date | null;
-}
 
 export async function readSchedulerState(db: Queryable): Promise<SchedulerState> {
   const { rows } = await db.query<{ paused: boolean; paused_until: Date | null }>(
@@ -17,6 +13,18 @@ export async function writeSchedulerState(db: Queryable, state: SchedulerState):
     state.paused,
     state.until,
   ]);
+}
+
+/**
+ * Ends the pause that lasts until `until`, and only that one: a pause set again meanwhile (by
+ * anyone, with another end or none) is left alone. Returns whether it ended it.
+ */
+export async function endPauseAt(db: Queryable, until: Date): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE scheduler_state SET paused = false, paused_until = NULL WHERE id = 1 AND paused AND paused_until = $1',
+    [until],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 /** Size of the current database in bytes, as Postgres accounts it. */

@@ -43,7 +43,7 @@ async function failOnce(
   if (storedEarlier) await saveAlertConfig(service.db.pool, jobId, config, 'api');
   else await service.request('PUT', `/api/jobs/${jobId}/alerts`, config);
   expect((await service.request('POST', `/api/jobs/${jobId}/run`)).status).toBe(200);
-  await service.runtime.idle();
+  await service.local.idle();
   return jobId;
 }
 

@@ -24,7 +24,7 @@ async function runJob(service: TestService, job: Record<string, unknown>, alerts
   const put = await service.request('PUT', `/api/jobs/${created.body.id}/alerts`, alerts);
   expect(put.status).toBe(200);
   await service.request('POST', `/api/jobs/${created.body.id}/run`);
-  await service.runtime.idle();
+  await service.local.idle();
   const list = await service.request('GET', `/api/executions?jobId=${created.body.id}&limit=1`);
   return (await service.request('GET', `/api/executions/${list.body[0].id}`)).body;
 }

@@ -138,7 +138,7 @@ describe('config-file alert shortcuts in a running service', () => {
 
       await service.request('POST', `/api/jobs/${id('backup')}/run`);
       await service.request('POST', `/api/jobs/${id('report')}/run`);
-      await service.runtime.idle();
+      await service.local.idle();
       await eventually(async () => receiver.requests.length >= 3 && smtp.received.length >= 2);
       await new Promise((resolve) => setTimeout(resolve, 300));
 

@@ -38,7 +38,7 @@ describe('webhook alerts', () => {
   /** Runs the job once and returns its (final) execution as the API shows it, with full output. */
   async function runOnce(jobId: number) {
     await service.request('POST', `/api/jobs/${jobId}/run`);
-    await service.runtime.idle();
+    await service.local.idle();
     const list = await service.request('GET', `/api/executions?jobId=${jobId}&limit=1`);
     return (await service.request('GET', `/api/executions/${list.body[0].id}`)).body;
   }

@@ -14,7 +14,7 @@ describe('cron forms through the API', () => {
     attempts = new ControlledAttempts();
     service = await startTestService({
       clock,
-      local: { runAttempt: attempts.run, sleep: async () => undefined },
+      local: { execute: attempts.run, sleep: async () => undefined },
     });
   });
   afterAll(async () => {
@@ -76,12 +76,12 @@ describe('cron forms through the API', () => {
     expect(job.status).toBe(201);
     expect(job.body).toMatchObject({ schedule: '0 9 * * 7', nextRun: '2026-06-07T09:00:00.000Z' });
 
-    service.runtime.tick(clock.set('2026-06-07T09:00:00Z'));
+    service.local.tick(clock.set('2026-06-07T09:00:00Z'));
     await attempts.waitForStarted(1);
     expect(attempts.started).toEqual([{ jobName: 'sunday', attempt: 0 }]);
     attempts.finishNext();
-    await service.runtime.idle();
-    expect(service.runtime.nextFireTimes().get(job.body.id)?.toISOString()).toBe('2026-06-14T09:00:00.000Z');
+    await service.local.idle();
+    expect(service.local.nextFireTimes().get(job.body.id)?.toISOString()).toBe('2026-06-14T09:00:00.000Z');
     await service.request('DELETE', `/api/jobs/${job.body.id}`);
   });
 

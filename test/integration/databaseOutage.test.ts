@@ -49,7 +49,7 @@ describe('a database outage', () => {
   it('answers 503 while the database is away and records a finished run once it is back', async () => {
     const { db, proxy, close } = await databaseBehindProxy();
     const attempts = new ControlledAttempts();
-    const service = await startTestService({ db, local: { runAttempt: attempts.run } });
+    const service = await startTestService({ db, local: { execute: attempts.run } });
     try {
       const job = (
         await service.request('POST', '/api/jobs', { name: 'through', schedule: '@daily', command: 'true' })
@@ -68,7 +68,7 @@ describe('a database outage', () => {
       await new Promise((resolve) => setTimeout(resolve, 400));
       await proxy.restore();
 
-      await service.runtime.idle();
+      await service.local.idle();
       const count = await service.request('GET', '/api/labels/filter/count?ids=1');
       expect(count).toMatchObject({ status: 200, body: { total: 0, unread: 0 } });
       const [execution] = (await service.request('GET', `/api/executions?jobId=${job.id}`)).body;

@@ -28,7 +28,7 @@ describe('embedded database on disk', () => {
     });
     const job = (await created.json()) as { id: number };
     await fetch(`${first.url}/api/jobs/${job.id}/run`, { method: 'POST' });
-    await first.runtime.idle();
+    await first.local!.idle();
     await first.stop();
 
     const second = await start();

@@ -98,7 +98,7 @@ describe('executions API', () => {
       command: 'exit 1',
     });
     await service.request('POST', `/api/jobs/${run.body.id}/run`);
-    await service.runtime.idle();
+    await service.local.idle();
     expect((await service.request('GET', '/api/stats')).body).toMatchObject({
       totalJobs: 3,
       recentFailures: 1,

@@ -140,7 +140,7 @@ describe('hostile input on every route', () => {
     ids.label = await create('/api/labels', { name: 'label' });
     ids.message = await create('/api/messages', { identity_id: 1, subject: 'message' });
     await service.request('POST', `/api/jobs/${ids.runJob}/run`);
-    await service.runtime.idle();
+    await service.local.idle();
     ids.execution = (await service.request('GET', '/api/executions?limit=1')).body[0].id;
   });
   afterAll(async () => {
@@ -453,7 +453,7 @@ describe('hostile input on every route', () => {
 
   it('leaves no run unrecorded, counts every attempt, and stays healthy', async () => {
     await service.request('POST', '/api/scheduler/resume');
-    await service.runtime.idle();
+    await service.local.idle();
     const { rows } = await service.db.pool.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM executions WHERE status = 'running'",
     );

@@ -38,7 +38,7 @@ describe('a job whose output is not text', () => {
       webhooks: [{ url: `${receiver.url}/hook`, events: ['failed'] }],
     });
     expect((await service.request('POST', `/api/jobs/${jobId}/run`)).status).toBe(200);
-    await service.runtime.idle();
+    await service.local.idle();
 
     const list = (await service.request('GET', `/api/executions?jobId=${jobId}`)).body;
     expect(list.map((e: { attempt: number; status: string }) => [e.attempt, e.status])).toEqual([
@@ -85,7 +85,7 @@ describe('a job whose output is not text', () => {
     });
     const jobId = created.body.id;
     await service.request('POST', `/api/jobs/${jobId}/run`);
-    await service.runtime.idle();
+    await service.local.idle();
 
     const list = (await service.request('GET', `/api/executions?jobId=${jobId}`)).body;
     expect(list.map((e: { attempt: number; status: string }) => [e.attempt, e.status])).toEqual([

@@ -49,7 +49,7 @@ describe('messages about bad requests', () => {
       (await send('POST', '/api/scheduler/resume', '', 'application/x-www-form-urlencoded')).status,
     ).toBe(200);
     expect((await send('POST', `/api/jobs/${jobId}/run`, '', 'text/plain')).status).toBe(200);
-    await service.runtime.idle();
+    await service.local.idle();
   });
 
   it('answers a JSON scalar body "must be a JSON object", not "not valid JSON"', async () => {

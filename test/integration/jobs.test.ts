@@ -5,7 +5,7 @@ const valid = { name: 'backup', schedule: '0 2 * * *', command: 'echo backup' };
 describe('jobs API', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ local: { runAttempt: undefined } });
+    service = await startTestService({ local: { execute: undefined } });
   });
   afterAll(async () => {
     await service.stop();
@@ -88,7 +88,7 @@ describe('jobs API', () => {
     const run = await service.request('POST', `/api/jobs/${job.id}/run`);
     expect(Date.now() - started).toBeLessThan(300);
     expect(run.body).toEqual({ message: 'Job "backup" triggered', jobId: job.id });
-    await service.runtime.idle();
+    await service.local.idle();
     const [execution] = (await service.request('GET', `/api/executions?jobId=${job.id}`)).body;
     expect(execution).toMatchObject({ status: 'success', exitCode: 0, attempt: 0, jobName: 'backup' });
     const detail = (await service.request('GET', `/api/executions/${execution.id}`)).body;

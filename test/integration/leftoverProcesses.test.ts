@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AttemptRunner } from '../../src/runtime/local/localRuntime';
+import type { ExecuteAttempt } from '../../src/runner/attemptLoop';
 import { runCommand } from '../../src/runner/runCommand';
 import type { Database } from '../../src/store/database';
 import { createTestDatabase } from '../support/database';
@@ -13,7 +13,7 @@ import { eventually, startTestService, type TestService } from '../support/servi
  * records its end, as a service killed with SIGKILL would not: the attempt only settles when the
  * test stops that service.
  */
-const abandoningRunner: AttemptRunner = (job, _attempt, signal, onSpawn) => {
+const abandoningRunner: ExecuteAttempt = (job, _attempt, signal, onSpawn) => {
   void runCommand({ command: job.command, timeoutSeconds: 0, onSpawn });
   return new Promise((resolve) =>
     signal.addEventListener('abort', () =>
@@ -57,7 +57,7 @@ describe('processes left running by a service that was killed', () => {
 
   it('are ended at the next start, and the run records how', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'crondeck-leftover-'));
-    const first = await boot({ runAttempt: abandoningRunner });
+    const first = await boot({ execute: abandoningRunner });
     const job = (
       await first.request('POST', '/api/jobs', {
         name: 'long-backup',
@@ -111,7 +111,7 @@ describe('processes left running by a service that was killed', () => {
   });
 
   it('are left alone when the recorded group is not theirs any more', async () => {
-    const first = await boot({ runAttempt: abandoningRunner });
+    const first = await boot({ execute: abandoningRunner });
     const dir = mkdtempSync(join(tmpdir(), 'crondeck-leftover-'));
     const job = (
       await first.request('POST', '/api/jobs', {

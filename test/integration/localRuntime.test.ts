@@ -14,7 +14,7 @@ describe('local runtime', () => {
     attempts = new ControlledAttempts();
     waits = [];
     const sleep = async (ms: number) => void waits.push(ms);
-    service = await startTestService({ clock, local: { runAttempt: attempts.run, sleep } });
+    service = await startTestService({ clock, local: { execute: attempts.run, sleep } });
   });
   afterEach(async () => {
     while (attempts.pending.length > 0) attempts.finishNext();
@@ -36,29 +36,29 @@ describe('local runtime', () => {
   it('fires a job at its cron time and records the attempt', async () => {
     const job = await createJob({ name: 'every-minute', schedule: '* * * * *' });
     expect(job.nextRun).toBe('2026-06-01T10:01:00.000Z');
-    service.runtime.tick(clock.set('2026-06-01T10:00:59Z'));
+    service.local.tick(clock.set('2026-06-01T10:00:59Z'));
     expect(attempts.started).toHaveLength(0);
-    service.runtime.tick(clock.set('2026-06-01T10:01:00Z'));
+    service.local.tick(clock.set('2026-06-01T10:01:00Z'));
     await attempts.waitForStarted(1);
     expect(attempts.started).toEqual([{ jobName: 'every-minute', attempt: 0 }]);
     attempts.finishNext({ stdout: 'done\n' });
-    await service.runtime.idle();
+    await service.local.idle();
     expect(await executions(job.id)).toMatchObject([{ status: 'success', attempt: 0 }]);
-    expect(service.runtime.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-06-01T10:02:00.000Z');
+    expect(service.local.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-06-01T10:02:00.000Z');
   });
 
   it('records a fire time that comes while the previous run is active as skipped', async () => {
     const job = await createJob({ name: 'slow', schedule: '* * * * *' });
-    service.runtime.tick(clock.set('2026-06-01T10:01:00Z'));
-    service.runtime.tick(clock.set('2026-06-01T10:02:00Z'));
-    service.runtime.tick(clock.set('2026-06-01T10:03:00Z'));
+    service.local.tick(clock.set('2026-06-01T10:01:00Z'));
+    service.local.tick(clock.set('2026-06-01T10:02:00Z'));
+    service.local.tick(clock.set('2026-06-01T10:03:00Z'));
     await attempts.waitForStarted(1);
     expect(attempts.started).toHaveLength(1);
     await eventually(
       async () => (await executions(job.id)).filter((e) => e.status === 'skipped').length === 2,
     );
     attempts.finishNext();
-    await service.runtime.idle();
+    await service.local.idle();
     const statuses = (await executions(job.id)).map((e) => e.status).sort();
     expect(statuses).toEqual(['skipped', 'skipped', 'success']);
     const skipped = (await service.request('GET', `/api/executions?jobId=${job.id}&status=skipped&limit=1`))
@@ -68,13 +68,17 @@ describe('local runtime', () => {
   });
 
   it('does not replay fire times missed while the service was not looking', async () => {
-    await createJob({ name: 'missed', schedule: '* * * * *' });
-    service.runtime.tick(clock.set('2026-06-01T10:30:10Z'));
-    await attempts.waitForStarted(1);
-    attempts.finishNext();
-    await service.runtime.idle();
-    service.runtime.tick(clock.set('2026-06-01T10:30:50Z'));
+    const job = await createJob({ name: 'missed', schedule: '* * * * *' });
+    // Thirty fire times have passed: it fires once, and next at the first one after now.
+    await service.local.tick(clock.set('2026-06-01T10:30:10Z'));
     expect(attempts.started).toHaveLength(1);
+    attempts.finishNext();
+    await service.local.idle();
+    expect(service.local.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-06-01T10:31:00.000Z');
+    // `tick` resolves once what it launched is running: a replayed fire time would show here.
+    await service.local.tick(clock.set('2026-06-01T10:30:50Z'));
+    expect(attempts.started).toHaveLength(1);
+    expect(await executions(job.id)).toHaveLength(1);
   });
 
   it('keeps the next scheduled run when a job is run by hand', async () => {
@@ -83,8 +87,8 @@ describe('local runtime', () => {
     expect(run.body).toEqual({ message: 'Job "manual" triggered', jobId: job.id });
     await attempts.waitForStarted(1);
     attempts.finishNext();
-    await service.runtime.idle();
-    service.runtime.tick(clock.set('2026-06-01T11:00:00Z'));
+    await service.local.idle();
+    service.local.tick(clock.set('2026-06-01T11:00:00Z'));
     await attempts.waitForStarted(2);
   });
 
@@ -118,7 +122,7 @@ describe('local runtime', () => {
     });
     expect(await executions(job.id)).toMatchObject([{ id: running.executionId, status: 'running' }]);
     attempts.finishNext();
-    await service.runtime.idle();
+    await service.local.idle();
     expect(await listed()).toBeNull();
     expect(await executions(job.id)).toMatchObject([{ id: running.executionId, status: 'success' }]);
   });
@@ -140,7 +144,7 @@ describe('local runtime', () => {
     await attempts.waitForStarted(2);
     expect((await service.request('POST', `/api/jobs/${job.id}/run`)).status).toBe(409);
     attempts.finishNext();
-    await service.runtime.idle();
+    await service.local.idle();
     expect(attempts.started).toHaveLength(2);
     expect((await service.request('POST', `/api/jobs/${job.id}/run`)).status).toBe(200);
     await attempts.waitForStarted(3);
@@ -159,7 +163,7 @@ describe('local runtime', () => {
     attempts.finishNext({ status: 'failed', exitCode: 1 });
     await attempts.waitForStarted(3);
     attempts.finishNext({ status: 'success' });
-    await service.runtime.idle();
+    await service.local.idle();
     expect((await executions(job.id)).map((e) => [e.attempt, e.status])).toEqual([
       [2, 'success'],
       [1, 'failed'],
@@ -177,24 +181,57 @@ describe('local runtime', () => {
     await service.request('POST', `/api/jobs/${job.id}/run`);
     await attempts.waitForStarted(1);
     attempts.finishNext({ status: 'timeout', exitCode: 143 });
-    await service.runtime.idle();
+    await service.local.idle();
     expect((await executions(job.id)).map((e) => e.status)).toEqual(['timeout']);
   });
 
+  const storedSchedulerState = async () =>
+    (await service.db.pool.query('SELECT paused, paused_until AS until FROM scheduler_state')).rows[0];
+
   it('does not fire while paused, and resumes by itself when `until` passes', async () => {
-    await createJob({ name: 'paused', schedule: '* * * * *' });
+    const job = await createJob({ name: 'paused', schedule: '* * * * *' });
     const pause = await service.request('POST', '/api/scheduler/pause', { until: '2026-06-01T10:05:00Z' });
     expect(pause.body).toEqual({ paused: true, until: '2026-06-01T10:05:00.000Z' });
-    service.runtime.tick(clock.set('2026-06-01T10:01:00Z'));
-    service.runtime.tick(clock.set('2026-06-01T10:04:00Z'));
+    // `tick` resolves once what it launched is running: a fire time taken despite the pause shows.
+    await service.local.tick(clock.set('2026-06-01T10:01:00Z'));
+    await service.local.tick(clock.set('2026-06-01T10:04:00Z'));
     expect(attempts.started).toHaveLength(0);
+    expect(await executions(job.id)).toEqual([]);
     expect((await service.request('GET', '/api/scheduler/status')).body.paused).toBe(true);
-    service.runtime.tick(clock.set('2026-06-01T10:05:00Z'));
-    await attempts.waitForStarted(1);
+    await service.local.tick(clock.set('2026-06-01T10:05:00Z'));
+    expect(attempts.started).toHaveLength(1);
+    // Cleared where every replica reads it, without anyone asking for the status first.
+    expect(await storedSchedulerState()).toEqual({ paused: false, until: null });
     expect((await service.request('GET', '/api/scheduler/status')).body).toEqual({
       paused: false,
       until: null,
     });
+  });
+
+  it('ends a pause at its `until` after a restart too', async () => {
+    await service.request('POST', '/api/scheduler/pause', { until: '2026-06-01T10:05:00Z' });
+    await service.runtime.stop();
+    const restarted = await startTestService({ clock, db: service.db });
+    try {
+      await restarted.local.tick(clock.set('2026-06-01T10:05:00Z'));
+      expect(await storedSchedulerState()).toEqual({ paused: false, until: null });
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it('arms its timer for the end of a pause when it starts', async () => {
+    await service.request('POST', '/api/scheduler/pause', { until: '2026-06-01T10:05:00Z' });
+    await service.runtime.stop();
+    clock.set('2026-06-01T10:05:00Z');
+    // Real timers this time: nothing fires and nothing is due but the end of the pause.
+    const restarted = await startTestService({ clock, db: service.db, local: { autoTick: true } });
+    try {
+      await eventually(async () => !(await storedSchedulerState()).paused);
+      expect(await storedSchedulerState()).toEqual({ paused: false, until: null });
+    } finally {
+      await restarted.stop();
+    }
   });
 
   it('applies edits, disabling and deletion without a restart', async () => {
@@ -204,13 +241,13 @@ describe('local runtime', () => {
       schedule: '*/5 * * * *',
       command: 'true',
     });
-    expect(service.runtime.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-06-01T10:05:00.000Z');
+    expect(service.local.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-06-01T10:05:00.000Z');
     await service.request('PATCH', `/api/jobs/${job.id}/toggle`, { enabled: false });
-    expect(service.runtime.nextFireTimes().has(job.id)).toBe(false);
+    expect(service.local.nextFireTimes().has(job.id)).toBe(false);
     await service.request('PATCH', `/api/jobs/${job.id}/toggle`, { enabled: true });
-    expect(service.runtime.nextFireTimes().has(job.id)).toBe(true);
+    expect(service.local.nextFireTimes().has(job.id)).toBe(true);
     await service.request('DELETE', `/api/jobs/${job.id}`);
-    expect(service.runtime.nextFireTimes().has(job.id)).toBe(false);
+    expect(service.local.nextFireTimes().has(job.id)).toBe(false);
   });
 
   it('fires in the job time zone across a daylight-saving jump', async () => {
@@ -219,12 +256,12 @@ describe('local runtime', () => {
     await service.request('PATCH', `/api/jobs/${job.id}/toggle`, { enabled: false });
     await service.request('PATCH', `/api/jobs/${job.id}/toggle`, { enabled: true });
     // 02:30 does not exist on 2026-03-08 in New York: it fires once, at 03:00 EDT.
-    expect(service.runtime.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-03-08T07:00:00.000Z');
-    service.runtime.tick(clock.set('2026-03-08T07:00:00Z'));
+    expect(service.local.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-03-08T07:00:00.000Z');
+    service.local.tick(clock.set('2026-03-08T07:00:00Z'));
     await attempts.waitForStarted(1);
     attempts.finishNext();
-    await service.runtime.idle();
-    expect(service.runtime.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-03-09T06:30:00.000Z');
+    await service.local.idle();
+    expect(service.local.nextFireTimes().get(job.id)?.toISOString()).toBe('2026-03-09T06:30:00.000Z');
   });
 
   it('records runs still going at shutdown as failed after the grace period', async () => {
@@ -243,6 +280,8 @@ describe('local runtime', () => {
       [job.id, clock.now()],
     );
     expect(await executions(job.id)).toMatchObject([{ status: 'running' }]);
+    // The first process is gone, as after a crash: on a server, the next one then leads.
+    await service.runtime.stop();
     const restarted = await startTestService({ clock, db: service.db });
     try {
       const [execution] = (await restarted.request('GET', `/api/executions?jobId=${job.id}`)).body;

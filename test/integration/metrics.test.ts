@@ -50,7 +50,7 @@ describe('GET /metrics', () => {
       ).body;
       await first.request('POST', `/api/jobs/${job.id}/run`);
       await first.request('PATCH', `/api/jobs/${job.id}/toggle`, { enabled: false });
-      await first.runtime.idle();
+      await first.local.idle();
       await first.request('POST', '/api/scheduler/pause');
       const before = (await first.request('GET', '/metrics')).text;
       expect(sample(before, 'service_executions_total{status="failed"}')).toBe(1);
@@ -61,7 +61,7 @@ describe('GET /metrics', () => {
 
       const second = await startTestService({ db });
       await second.request('POST', `/api/jobs/${job.id}/run`);
-      await second.runtime.idle();
+      await second.local.idle();
       expect(
         sample((await second.request('GET', '/metrics')).text, 'service_executions_total{status="failed"}'),
       ).toBe(2);

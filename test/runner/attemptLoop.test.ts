@@ -1,100 +1,119 @@
-import { runAttempts } from '../../src/runner/attemptLoop';
+import type { AttemptResult } from '../../src/domain/execution';
+import { createMemoryLogger } from '../../src/logging/logger';
+import {
+  type AttemptRecorder,
+  type RunnableJob,
+  runAttempts,
+  STOPPED_NOTE,
+} from '../../src/runner/attemptLoop';
 import type { CommandResult } from '../../src/runner/runCommand';
 
-const result = (status: CommandResult['status'], exitCode: number): CommandResult => ({
-  status,
-  exitCode,
-  stdout: '',
-  stderr: `exit ${exitCode}\n`,
-  startedAt: new Date(),
-  finishedAt: new Date(),
-});
-
-function harness(outcomes: CommandResult[]) {
-  const log: string[] = [];
-  const slept: number[] = [];
-  const recorder = {
-    started: async (attempt: number) => {
-      log.push(`start ${attempt}`);
-      return `h${attempt}`;
+/** A recorder that keeps what it is told, and can fail like a database that is away. */
+function memoryRecorder(options: { unavailableTimes?: number } = {}) {
+  let failuresLeft = options.unavailableTimes ?? 0;
+  const events: string[] = [];
+  const finished: (AttemptResult & { id: number; final: boolean })[] = [];
+  const unavailable = () => {
+    if (failuresLeft-- > 0) throw Object.assign(new Error('Connection terminated'), { code: '57P01' });
+  };
+  const recorder: AttemptRecorder = {
+    async startAttempt(attempt) {
+      unavailable();
+      events.push(`start ${attempt}`);
+      return 100 + attempt;
     },
-    finished: async (handle: string, attempt: number, r: CommandResult, final: boolean) => {
-      log.push(`finish ${handle} ${attempt} ${r.status}${final ? ' final' : ''}`);
+    async finishAttempt(id, result, final) {
+      unavailable();
+      events.push(`finish ${id} ${result.status}${final ? ' final' : ''}`);
+      finished.push({ ...result, id, final });
     },
   };
-  let next = 0;
-  const execute = async () => outcomes[next++]!;
-  const sleep = async (ms: number) => {
-    slept.push(ms);
-  };
-  return { log, slept, recorder, execute, sleep };
+  return { recorder, events, finished };
 }
 
-describe('runAttempts', () => {
-  it('retries failed attempts with doubling delays and records each, the last as final', async () => {
-    const h = harness([result('failed', 1), result('failed', 1), result('success', 0)]);
-    const last = await runAttempts({
-      retry: { maxAttempts: 3, baseDelay: 10 },
-      execute: h.execute,
-      recorder: h.recorder,
-      sleep: h.sleep,
-      signal: new AbortController().signal,
-    });
-    expect(last?.status).toBe('success');
-    expect(h.slept).toEqual([10_000, 20_000]);
-    expect(h.log).toEqual([
-      'start 0',
-      'finish h0 0 failed',
-      'start 1',
-      'finish h1 1 failed',
-      'start 2',
-      'finish h2 2 success final',
-    ]);
-  });
+function outcomes(...statuses: CommandResult['status'][]) {
+  const calls: number[] = [];
+  const execute = async (_job: RunnableJob, attempt: number): Promise<CommandResult> => {
+    calls.push(attempt);
+    const now = new Date();
+    const status = statuses[attempt]!;
+    return {
+      status,
+      exitCode: status === 'success' ? 0 : 1,
+      stdout: '',
+      stderr: '',
+      startedAt: now,
+      finishedAt: now,
+    };
+  };
+  return { execute, calls };
+}
 
-  it('makes 1 + maxAttempts attempts at most, the last one final', async () => {
-    const h = harness([result('failed', 1), result('failed', 2)]);
-    const last = await runAttempts({
-      retry: { maxAttempts: 1, baseDelay: 0 },
-      execute: h.execute,
-      recorder: h.recorder,
-      sleep: h.sleep,
-      signal: new AbortController().signal,
+const job = (retry: RunnableJob['retry']): RunnableJob => ({
+  id: 1,
+  name: 'j',
+  command: 'true',
+  timeout: 0,
+  retry,
+});
+
+describe('the attempt loop', () => {
+  const logger = createMemoryLogger();
+
+  it('records each attempt as it starts and finishes, retrying failures with backoff', async () => {
+    const { recorder, events } = memoryRecorder();
+    const { execute } = outcomes('failed', 'failed', 'success');
+    const waits: number[] = [];
+    const sleep = async (ms: number) => void waits.push(ms);
+    await runAttempts(job({ maxAttempts: 3, baseDelay: 2 }), new AbortController().signal, {
+      recorder,
+      logger,
+      execute,
+      sleep,
     });
-    expect(last?.exitCode).toBe(2);
-    expect(h.log.filter((line) => line.startsWith('finish'))).toEqual([
-      'finish h0 0 failed',
-      'finish h1 1 failed final',
+    expect(events).toEqual([
+      'start 0',
+      'finish 100 failed',
+      'start 1',
+      'finish 101 failed',
+      'start 2',
+      'finish 102 success final',
     ]);
+    expect(waits).toEqual([2000, 4000]);
   });
 
   it('does not retry a timeout', async () => {
-    const h = harness([result('timeout', 143), result('success', 0)]);
-    await runAttempts({
-      retry: { maxAttempts: 5, baseDelay: 1 },
-      execute: h.execute,
-      recorder: h.recorder,
-      sleep: h.sleep,
-      signal: new AbortController().signal,
+    const { recorder, events } = memoryRecorder();
+    const { execute } = outcomes('timeout', 'success');
+    await runAttempts(job({ maxAttempts: 3, baseDelay: 0 }), new AbortController().signal, {
+      recorder,
+      logger,
+      execute,
     });
-    expect(h.log).toEqual(['start 0', 'finish h0 0 timeout final']);
+    expect(events).toEqual(['start 0', 'finish 100 timeout final']);
   });
 
-  it('records an attempt stopped by the signal as final, with the reason, and retries no more', async () => {
+  it('stops at an abort: the attempt is final and says why, no retry follows', async () => {
+    const { recorder, finished } = memoryRecorder();
     const abort = new AbortController();
-    const h = harness([result('failed', 143)]);
-    const last = await runAttempts({
-      retry: { maxAttempts: 5, baseDelay: 1 },
-      execute: async () => {
-        abort.abort();
-        return result('failed', 143);
-      },
-      recorder: h.recorder,
-      sleep: h.sleep,
-      signal: abort.signal,
-      abortNote: '[stopped]\n',
+    const { execute, calls } = outcomes('failed', 'success');
+    const aborting = async (j: RunnableJob, attempt: number) => {
+      abort.abort();
+      return execute(j, attempt);
+    };
+    await runAttempts(job({ maxAttempts: 3, baseDelay: 0 }), abort.signal, {
+      recorder,
+      logger,
+      execute: aborting,
     });
-    expect(last?.stderr).toBe('exit 143\n[stopped]\n');
-    expect(h.log).toEqual(['start 0', 'finish h0 0 failed final']);
+    expect(calls).toEqual([0]);
+    expect(finished).toMatchObject([{ status: 'failed', final: true, stderr: STOPPED_NOTE }]);
+  });
+
+  it('keeps recording while the database is unavailable', async () => {
+    const { recorder, events } = memoryRecorder({ unavailableTimes: 2 });
+    const { execute } = outcomes('success');
+    await runAttempts(job(null), new AbortController().signal, { recorder, logger, execute });
+    expect(events).toEqual(['start 0', 'finish 100 success final']);
   });
 });

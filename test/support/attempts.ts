@@ -1,8 +1,8 @@
 import type { CommandResult } from '../../src/runner/runCommand';
-import type { Job } from '../../src/domain/job';
+import type { RunnableJob } from '../../src/runner/attemptLoop';
 
 interface PendingAttempt {
-  job: Job;
+  job: RunnableJob;
   attempt: number;
   finish(result: Partial<CommandResult>): void;
 }
@@ -15,7 +15,7 @@ export class ControlledAttempts {
   readonly pending: PendingAttempt[] = [];
   readonly started: { jobName: string; attempt: number }[] = [];
 
-  readonly run = (job: Job, attempt: number, signal: AbortSignal): Promise<CommandResult> => {
+  readonly run = (job: RunnableJob, attempt: number, signal: AbortSignal): Promise<CommandResult> => {
     this.started.push({ jobName: job.name, attempt });
     return new Promise((resolve) => {
       const startedAt = new Date();

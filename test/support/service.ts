@@ -1,11 +1,14 @@
 import { readEnvironment, type Environment } from '../../src/config/environment';
 import type { Clock } from '../../src/domain/clock';
 import { createMemoryLogger } from '../../src/logging/logger';
+import type { LocalRuntimeHooks } from '../../src/runtime/local/localRuntime';
 import { type RunningService, type ServiceOptions, startService } from '../../src/service';
 import type { Database } from '../../src/store/database';
 import { createTestDatabase } from './database';
 
 export interface TestService extends RunningService {
+  /** The local runtime's hooks: tests fire jobs with `local.tick()`. */
+  local: LocalRuntimeHooks;
   logger: ReturnType<typeof createMemoryLogger>;
   /** `fetch` against the service, with JSON in and out. */
   request(
@@ -27,7 +30,8 @@ export interface TestResponse {
 
 /**
  * The real service on a free loopback port with a fresh database of its own. Real timers are off
- * by default (`autoTick: false`): tests fire jobs with `runtime.tick()`.
+ * by default (`autoTick: false`): tests fire jobs with `local.tick()`. Services started on one shared
+ * `db` (a PostgreSQL server) elect one leader among them.
  */
 export async function startTestService(
   options: {
@@ -36,6 +40,7 @@ export async function startTestService(
     local?: ServiceOptions['local'];
     declaredJobs?: ServiceOptions['declaredJobs'];
     alerting?: ServiceOptions['alerting'];
+    wrapRuntime?: ServiceOptions['wrapRuntime'];
     /** A database to reuse (restart tests); it stays open when the service stops. */
     db?: Database;
   } = {},
@@ -50,7 +55,8 @@ export async function startTestService(
     clock: options.clock,
     declaredJobs: options.declaredJobs,
     alerting: options.alerting,
-    local: { autoTick: false, shutdownGraceMs: 2000, ...options.local },
+    wrapRuntime: options.wrapRuntime,
+    local: { autoTick: false, shutdownGraceMs: 2000, leaderRetryMs: 200, ...options.local },
   });
   const request = async (
     method: string,
@@ -73,7 +79,8 @@ export async function startTestService(
     }
     return { status: response.status, headers: response.headers, body: parsed, text };
   };
-  return { ...service, logger, request };
+  if (!service.local) throw new Error('the test service runs the local runtime');
+  return { ...service, local: service.local, logger, request };
 }
 
 /** Polls `check` until it returns a truthy value, or fails after `timeoutMs`. */

@@ -5,7 +5,7 @@ import { effectiveTimeZone, type Job } from '../../domain/job';
 import { reportTokenFor } from '../../domain/reportToken';
 import type { Logger } from '../../logging/logger';
 import { NextRunCache } from '../../scheduling/nextRunCache';
-import { isPausedAt } from '../../scheduling/schedulerControl';
+import { isPausedAt } from '../../domain/schedulerState';
 import { isUniqueViolation } from '../../store/database';
 import { deleteJobForResource, upsertJobForResource } from '../../store/resourceJobs';
 import { readSchedulerState } from '../../store/scheduler';

@@ -8,15 +8,14 @@ import type { Clock } from '../../domain/clock';
 import { conflict, invalid } from '../../domain/errors';
 import type { Job } from '../../domain/job';
 import type { Logger } from '../../logging/logger';
-import { isPausedAt } from '../../scheduling/schedulerControl';
-import { listJobs } from '../../store/jobs';
+import { isPausedAt } from '../../domain/schedulerState';
+import { findJob, listJobs } from '../../store/jobs';
 import { resourceOfJob } from '../../store/resourceJobs';
-import type { SchedulerState } from '../../store/scheduler';
+import type { SchedulerState } from '../../domain/schedulerState';
+import type { Runtime } from '../runtime';
+import { RuntimeRefusedError } from '../runtimeRefused';
 import { manualJobFromCronJob } from './manualRun';
 import { patchOfJob, scheduledJobOfJob } from './scheduledJobOfJob';
-
-/** The cluster refused or could not be reached: the API answers 503 with what it said. */
-export class ClusterUnavailableError extends Error {}
 
 export interface KubernetesRuntimeOptions {
   cluster: ClusterClient;
@@ -36,7 +35,7 @@ export interface KubernetesRuntimeOptions {
  * the CronJob's template; pause and resume suspend and resume every managed CronJob. Every write
  * answers synchronously: a refusal reaches the API caller.
  */
-export class KubernetesRuntime {
+export class KubernetesRuntime implements Runtime {
   constructor(private readonly options: KubernetesRuntimeOptions) {}
 
   async start(): Promise<void> {
@@ -72,11 +71,12 @@ export class KubernetesRuntime {
     }
   }
 
-  async jobDeleted(job: Job): Promise<void> {
-    const resource = (await resourceOfJob(this.options.pool, job.id)) ?? {
-      namespace: this.options.namespace,
-      name: crNameForJobName(job.name),
-    };
+  async jobDeleted(jobId: number): Promise<void> {
+    const job = await findJob(this.options.pool, jobId);
+    const resource =
+      (await resourceOfJob(this.options.pool, jobId)) ??
+      (job ? { namespace: this.options.namespace, name: crNameForJobName(job.name) } : null);
+    if (!resource) return;
     try {
       await this.options.cluster.deleteScheduledJob(resource.namespace, resource.name);
     } catch (error) {

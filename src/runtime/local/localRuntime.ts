@@ -1,40 +1,54 @@
 import type { Clock } from '../../domain/clock';
+import { conflict } from '../../domain/errors';
 import { checkCron, nextFireTime } from '../../domain/cron';
 import { effectiveTimeZone, type Job } from '../../domain/job';
+import { isPausedAt, RUNNING, type SchedulerState } from '../../domain/schedulerState';
 import type { Logger } from '../../logging/logger';
-import { jobEnvironment } from '../../runner/jobEnvironment';
-import type { ProcessGroup } from '../../runner/processGroup';
-import { runAttempts } from '../../runner/attemptLoop';
-import { type CommandResult, runCommand } from '../../runner/runCommand';
+import { abortableSleep, type ExecuteAttempt, runAttempts } from '../../runner/attemptLoop';
 import type { ExecutionRecorder } from '../../scheduling/executionRecorder';
-import { isPausedAt } from '../../scheduling/schedulerControl';
-import type { SchedulerState } from '../../store/scheduler';
+import { inProcessAttemptRecorder } from '../../scheduling/inProcessAttempts';
 import { retryWhileUnavailable } from '../../store/transient';
 import type { Runtime } from '../runtime';
-
-/** Runs one attempt of a job; the default spawns the command, tests may substitute. */
-export type AttemptRunner = (
-  job: Job,
-  attempt: number,
-  signal: AbortSignal,
-  onSpawn?: (group: ProcessGroup | null) => void,
-) => Promise<CommandResult>;
+import type { Leadership } from './leadership';
+import type { LocalRuntimeStore } from './localRuntimeStore';
 
 export interface LocalRuntimeOptions {
   recorder: ExecutionRecorder;
+  store: LocalRuntimeStore;
+  leadership: Leadership;
   clock: Clock;
   logger: Logger;
   defaultTimeZone: string;
-  /** Jobs and scheduler state at start-up. */
-  loadJobs: () => Promise<Job[]>;
-  loadSchedulerState: () => Promise<SchedulerState>;
-  runAttempt?: AttemptRunner;
+  /** Runs one attempt's command; tests substitute their own. */
+  execute?: ExecuteAttempt;
   /** Waits between attempts; resolves early when the signal aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** How long `stop()` lets running jobs finish before killing them. */
   shutdownGraceMs?: number;
   /** Drive firing from real timers; tests turn this off and call `tick()` with their own clock. */
   autoTick?: boolean;
+  /**
+   * How often the leader looks for changes made through other processes (jobs, the scheduler
+   * switch, run requests); null when no other process can share the database (embedded).
+   */
+  syncIntervalMs?: number | null;
+}
+
+/** What tests and diagnostics may drive and read of the local runtime. */
+export interface LocalRuntimeHooks {
+  /**
+   * Fires every job whose fire time has come by `now`, and ends a pause whose `until` has come.
+   * Resolves once what it started has begun: each launched run's first attempt is running, each
+   * skipped fire time and ended pause is written.
+   */
+  tick(now?: Date): Promise<void>;
+  /** Resolves when every run started so far has been recorded. */
+  idle(): Promise<void>;
+  /** When each scheduled job fires next; empty while this process does not lead. */
+  nextFireTimes(): Map<number, Date>;
+  isLeading(): boolean;
+  /** Takes in the changes other processes made (jobs, scheduler switch, run requests). */
+  sync(): Promise<void>;
 }
 
 interface ScheduledEntry {
@@ -53,6 +67,9 @@ interface ActiveRun {
 /** Longest the timer sleeps, so a wall-clock jump is noticed within a minute. */
 const MAX_TIMER_MS = 60_000;
 
+/** How long a skipped fire time keeps trying to be recorded while the database is unreachable. */
+const RECORD_RETRY_BUDGET_MS = 10 * 60_000;
+
 /**
  * The in-process scheduler of `crondeck serve` without a cluster: it fires each enabled job at its
  * cron times in the job's time zone and runs the command as a child process.
@@ -60,49 +77,215 @@ const MAX_TIMER_MS = 60_000;
  * Rules (DESIGN.md): a fire time that comes while the job's previous run is still active is
  * recorded as `skipped`; fire times missed while the service was down or paused are not replayed;
  * a manual run never moves the next scheduled one; every attempt is an execution row.
+ *
+ * Several processes may share one database: only the one that leads (see leadership.ts) fires and
+ * runs jobs. The others tell it nothing directly: it notices their writes (jobs, the scheduler
+ * switch) by the versions in the database, and takes their run requests from a table.
  */
-export class LocalRuntime implements Runtime {
+export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   private readonly entries = new Map<number, ScheduledEntry>();
   private readonly active = new Set<ActiveRun>();
-  private state: SchedulerState = { paused: false, until: null };
+  /** Writes started by ticks (skipped fire times, ended pauses), awaited by `tick` and `idle`. */
+  private readonly housekeeping = new Set<Promise<unknown>>();
+  private state: SchedulerState = RUNNING;
   private timer: NodeJS.Timeout | undefined;
+  private syncTimer: NodeJS.Timeout | undefined;
   private stopping = false;
-  private readonly runAttempt: AttemptRunner;
+  private leading = false;
+  private takingOver: Promise<void> = Promise.resolve();
+  private firstTakeover: Promise<void> | undefined;
+  /** A takeover failed (the database was away): the next sync does it again. */
+  private takeoverPending = false;
+  private syncing: Promise<void> | null = null;
+  private changeMark: string | null = null;
 
-  constructor(private readonly options: LocalRuntimeOptions) {
-    this.runAttempt = options.runAttempt ?? spawnAttempt;
-  }
+  constructor(private readonly options: LocalRuntimeOptions) {}
 
   async start(): Promise<void> {
+    await this.options.leadership.start((leading) => this.leadershipChanged(leading));
+    // A process that leads from the start fails to start when it cannot load its jobs.
+    await this.firstTakeover;
+    this.scheduleSync();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.syncTimer);
+    await this.syncing;
+    const runs = [...this.active];
+    if (runs.length > 0) {
+      this.options.logger.info('waiting for running jobs to finish', { count: runs.length });
+      const grace = new Promise<'grace over'>((resolve) =>
+        setTimeout(() => resolve('grace over'), this.options.shutdownGraceMs ?? 25_000).unref(),
+      );
+      const allDone = Promise.all(runs.map((run) => run.done));
+      if ((await Promise.race([allDone, grace])) === 'grace over') {
+        // Killed runs are recorded as failed (exit 143/137) by their own attempt loop.
+        for (const run of this.active) run.abort.abort();
+        await allDone;
+      }
+    }
+    await Promise.allSettled([...this.housekeeping]);
+    // Only now: a process that takes over closes the runs it finds unfinished.
+    await this.options.leadership.stop();
+  }
+
+  async jobSaved(job: Job): Promise<void> {
+    // A follower keeps no schedule: the leader notices the write by the jobs' version.
+    if (!this.leading) return;
+    this.schedule(job);
+    this.arm();
+  }
+
+  async jobDeleted(jobId: number): Promise<void> {
+    this.entries.delete(jobId);
+    for (const run of this.active) if (run.jobId === jobId) run.abort.abort();
+  }
+
+  /** A second run of a job while one is going (retries included) is refused, as a fire time is skipped. */
+  async runNow(job: Job): Promise<void> {
+    if (this.isRunning(job.id) || (await this.options.store.hasRunningAttempt(job.id))) {
+      throw conflict(`job "${job.name}" is already running; wait for its run to finish`);
+    }
+    if (this.leading) void this.launch(job);
+    else await this.options.store.requestRun(job.id);
+  }
+
+  async schedulerChanged(state: SchedulerState): Promise<void> {
+    if (!this.leading) return;
+    this.state = state;
+    this.arm();
+  }
+
+  isLeading(): boolean {
+    return this.leading;
+  }
+
+  nextFireTimes(): Map<number, Date> {
+    return new Map([...this.entries].map(([id, entry]) => [id, entry.nextFire]));
+  }
+
+  async idle(): Promise<void> {
+    while (this.active.size > 0 || this.housekeeping.size > 0) {
+      await Promise.allSettled([...[...this.active].map((run) => run.done), ...this.housekeeping]);
+    }
+  }
+
+  /**
+   * Each due job fires once, however many of its fire times have passed, and its next fire time is
+   * computed from `now`.
+   */
+  async tick(now: Date = this.options.clock.now()): Promise<void> {
+    if (this.stopping || !this.leading) return;
+    const begun: Promise<unknown>[] = [];
+    if (this.state.paused && this.state.until && this.state.until.getTime() <= now.getTime()) {
+      begun.push(this.endPause(this.state.until));
+    }
+    const paused = isPausedAt(this.state, now);
+    for (const entry of this.entries.values()) {
+      if (entry.nextFire.getTime() > now.getTime()) continue;
+      const fireTime = entry.nextFire;
+      entry.nextFire = nextFireTime(entry.fields, entry.timeZone, now);
+      if (paused) continue;
+      if (this.isRunning(entry.job.id)) begun.push(this.recordSkipped(entry.job, fireTime));
+      else begun.push(this.launch(entry.job));
+    }
+    await Promise.allSettled(begun);
+  }
+
+  sync(): Promise<void> {
+    this.syncing ??= this.syncOnce().finally(() => (this.syncing = null));
+    return this.syncing;
+  }
+
+  private leadershipChanged(leading: boolean): void {
+    this.leading = leading;
+    this.changeMark = null;
+    this.takeoverPending = false;
+    if (leading) {
+      const takeover = this.takeOver();
+      this.firstTakeover ??= takeover;
+      this.takingOver = takeover.catch((error) => {
+        this.takeoverPending = true;
+        this.options.logger.error('could not load jobs on taking over; will retry', { err: error });
+      });
+    } else {
+      // Another process may be firing already; runs in progress here finish and are recorded.
+      clearTimeout(this.timer);
+      this.entries.clear();
+      this.options.logger.warn('no longer leading: this process stops firing jobs');
+    }
+  }
+
+  /** Closes what a previous leader left running, then loads the jobs and the scheduler switch. */
+  private async takeOver(): Promise<void> {
+    if (this.active.size > 0) {
+      // This process led before and lost only its session for a while: its runs are still going,
+      // and their rows cannot be told from a dead leader's. A later takeover closes what is left.
+      this.options.logger.info('leading again with runs still going; unfinished runs are left open');
+      await this.reload();
+      return;
+    }
     const closed = await this.options.recorder.closeInterrupted(this.options.clock.now());
     if (closed.length > 0) {
       this.options.logger.warn('closed runs interrupted by the previous stop as failed', {
         count: closed.length,
       });
     }
-    this.state = await this.options.loadSchedulerState();
-    for (const job of await this.options.loadJobs()) this.jobSaved(job);
-    this.arm();
+    await this.reload();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.timer);
-    const runs = [...this.active];
-    if (runs.length === 0) return;
-    this.options.logger.info('waiting for running jobs to finish', { count: runs.length });
-    const grace = new Promise<'grace over'>((resolve) =>
-      setTimeout(() => resolve('grace over'), this.options.shutdownGraceMs ?? 25_000).unref(),
-    );
-    const allDone = Promise.all(runs.map((run) => run.done));
-    if ((await Promise.race([allDone, grace])) === 'grace over') {
-      // Killed runs are recorded as failed (exit 143/137) by their own run loop.
-      for (const run of this.active) run.abort.abort();
-      await allDone;
+  private async syncOnce(): Promise<void> {
+    if (!this.leading || this.stopping) return;
+    try {
+      await this.takingOver;
+      if (this.takeoverPending) {
+        await this.takeOver();
+        this.takeoverPending = false;
+      }
+      const mark = await this.options.store.readChangeMark();
+      if (mark !== this.changeMark) {
+        await this.reload();
+        this.changeMark = mark;
+      }
+      for (const jobId of await this.options.store.takeRunRequests()) {
+        const job = await this.options.store.findJob(jobId);
+        if (job && this.leading && !this.stopping) this.launch(job);
+      }
+    } catch (error) {
+      this.options.logger.warn('could not look for changes from other processes', { err: error });
     }
   }
 
-  jobSaved(job: Job): void {
+  private async reload(): Promise<void> {
+    const [state, jobs] = await Promise.all([
+      this.options.store.loadSchedulerState(),
+      this.options.store.loadJobs(),
+    ]);
+    if (!this.leading) return;
+    this.state = state;
+    const seen = new Set<number>();
+    for (const job of jobs) {
+      seen.add(job.id);
+      this.schedule(job);
+    }
+    for (const id of [...this.entries.keys()]) if (!seen.has(id)) this.entries.delete(id);
+    // A job deleted through another process: its run stops here as it would for a local deletion.
+    for (const run of this.active) if (!seen.has(run.jobId)) run.abort.abort();
+    this.arm();
+  }
+
+  private scheduleSync(): void {
+    const interval = this.options.syncIntervalMs;
+    if (interval == null || this.stopping) return;
+    this.syncTimer = setTimeout(() => {
+      void this.sync().finally(() => this.scheduleSync());
+    }, interval);
+    this.syncTimer.unref();
+  }
+
+  private schedule(job: Job): void {
     const check = checkCron(job.schedule);
     if (!job.enabled || !check.valid) {
       this.entries.delete(job.id);
@@ -116,65 +299,86 @@ export class LocalRuntime implements Runtime {
         ? previous.nextFire
         : nextFireTime(check.fields, timeZone, this.options.clock.now());
     this.entries.set(job.id, { job, fields: check.fields, timeZone, nextFire });
-    this.arm();
   }
 
-  jobDeleted(jobId: number): void {
-    this.entries.delete(jobId);
-    for (const run of this.active) if (run.jobId === jobId) run.abort.abort();
-  }
-
-  runNow(job: Job): void {
-    this.launch(job);
-  }
-
-  schedulerChanged(state: SchedulerState): void {
-    this.state = state;
-  }
-
-  isRunning(jobId: number): boolean {
+  private isRunning(jobId: number): boolean {
     for (const run of this.active) if (run.jobId === jobId) return true;
     return false;
   }
 
-  /** When each scheduled job fires next (for tests and diagnostics). */
-  nextFireTimes(): Map<number, Date> {
-    return new Map([...this.entries].map(([id, entry]) => [id, entry.nextFire]));
-  }
-
-  /** Resolves when every run started so far has been recorded. */
-  async idle(): Promise<void> {
-    while (this.active.size > 0) await Promise.all([...this.active].map((run) => run.done));
-  }
-
-  /**
-   * Fires every job whose fire time has come by `now`. Each due job fires once, however many of
-   * its fire times have passed, and its next fire time is computed from `now`.
-   */
-  tick(now: Date = this.options.clock.now()): void {
-    if (this.stopping) return;
-    const paused = isPausedAt(this.state, now);
-    for (const entry of this.entries.values()) {
-      if (entry.nextFire.getTime() > now.getTime()) continue;
-      const fireTime = entry.nextFire;
-      entry.nextFire = nextFireTime(entry.fields, entry.timeZone, now);
-      if (paused) continue;
-      if (this.isRunning(entry.job.id)) this.recordSkipped(entry.job, fireTime);
-      else this.launch(entry.job);
-    }
-  }
-
   private arm(): void {
-    if (this.options.autoTick === false || this.stopping) return;
+    if (this.options.autoTick === false || this.stopping || !this.leading) return;
     clearTimeout(this.timer);
     let earliest = Infinity;
     for (const entry of this.entries.values()) earliest = Math.min(earliest, entry.nextFire.getTime());
+    if (this.state.paused && this.state.until) earliest = Math.min(earliest, this.state.until.getTime());
     const delay = Math.max(0, Math.min(earliest - this.options.clock.now().getTime(), MAX_TIMER_MS));
     this.timer = setTimeout(() => {
-      this.tick();
-      this.arm();
+      void this.tick().finally(() => this.arm());
     }, delay);
     this.timer.unref();
+  }
+
+  /** The pause has run its course: fire again, and clear it where everyone reads it. */
+  private endPause(until: Date): Promise<void> {
+    this.state = RUNNING;
+    return this.track(
+      this.whileUnavailable(() => this.options.store.endPauseAt(until)).catch((error) =>
+        this.options.logger.error('could not clear an ended pause', { err: error }),
+      ),
+    );
+  }
+
+  private recordSkipped(job: Job, fireTime: Date): Promise<void> {
+    const now = this.options.clock.now();
+    return this.track(
+      this.whileUnavailable(() =>
+        this.options.recorder.recordFinished(
+          job,
+          {
+            status: 'skipped',
+            startedAt: fireTime,
+            finishedAt: now,
+            exitCode: -1,
+            stdout: '',
+            stderr: 'skipped: the previous run of this job was still in progress\n',
+            attempt: 0,
+          },
+          true,
+        ),
+      ).then(
+        () => undefined,
+        (error) => this.options.logger.error('could not record a skipped run', { job: job.name, err: error }),
+      ),
+    );
+  }
+
+  /** Starts a run; resolves once its first attempt is running (or the run ended before that). */
+  private launch(job: Job): Promise<void> {
+    const abort = new AbortController();
+    let begun!: () => void;
+    const started = new Promise<void>((resolve) => (begun = resolve));
+    const run: ActiveRun = { jobId: job.id, abort, done: Promise.resolve() };
+    run.done = runAttempts(job, abort.signal, {
+      recorder: inProcessAttemptRecorder(this.options.recorder, job),
+      logger: this.options.logger,
+      execute: this.options.execute,
+      sleep: this.options.sleep ?? abortableSleep,
+      onAttemptStarted: begun,
+    })
+      .catch((error) => this.options.logger.error('run failed to record', { job: job.name, err: error }))
+      .finally(() => {
+        this.active.delete(run);
+        begun();
+      });
+    this.active.add(run);
+    return started;
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.housekeeping.add(work);
+    void work.finally(() => this.housekeeping.delete(work)).catch(() => undefined);
+    return work;
   }
 
   private whileUnavailable<T>(work: () => Promise<T>): Promise<T> {
@@ -184,74 +388,4 @@ export class LocalRuntime implements Runtime {
         this.options.logger.warn('database unavailable; retrying', { delayMs, err: error }),
     });
   }
-
-  private recordSkipped(job: Job, fireTime: Date): void {
-    const now = this.options.clock.now();
-    this.whileUnavailable(() =>
-      this.options.recorder.recordFinished(
-        job,
-        {
-          status: 'skipped',
-          startedAt: fireTime,
-          finishedAt: now,
-          exitCode: -1,
-          stdout: '',
-          stderr: 'skipped: the previous run of this job was still in progress\n',
-          attempt: 0,
-        },
-        true,
-      ),
-    ).catch((error) =>
-      this.options.logger.error('could not record a skipped run', { job: job.name, err: error }),
-    );
-  }
-
-  private launch(job: Job): void {
-    const abort = new AbortController();
-    const run: ActiveRun = { jobId: job.id, abort, done: Promise.resolve() };
-    run.done = this.execute(job, abort.signal)
-      .catch((error) => this.options.logger.error('run failed to record', { job: job.name, err: error }))
-      .finally(() => this.active.delete(run));
-    this.active.add(run);
-  }
-
-  /** One run: the first attempt and its retries, each recorded in the database as it goes. */
-  private async execute(job: Job, signal: AbortSignal): Promise<void> {
-    const { recorder, logger } = this.options;
-    await runAttempts<number>({
-      retry: job.retry,
-      signal,
-      sleep: this.options.sleep,
-      abortNote: '[crondeck] stopped: the service is shutting down or the job was deleted\n',
-      execute: (attempt, runSignal, onSpawn) => this.runAttempt(job, attempt, runSignal, onSpawn),
-      recorder: {
-        started: (attempt, startedAt) => this.whileUnavailable(() => recorder.start(job, attempt, startedAt)),
-        processGroup: (executionId, group) =>
-          void recorder
-            .recordProcessGroup(executionId, group)
-            .catch((error) => logger.warn('could not record a process group', { err: error })),
-        // The result exists only in memory until this commits: ride out a database restart.
-        finished: (executionId, _attempt, result, final) =>
-          this.whileUnavailable(() => recorder.finish(job, executionId, result, final)).then(() => undefined),
-      },
-    });
-  }
-}
-
-/** How long a run keeps trying to record its result while the database is unreachable. */
-const RECORD_RETRY_BUDGET_MS = 10 * 60_000;
-
-function spawnAttempt(
-  job: Job,
-  attempt: number,
-  signal: AbortSignal,
-  onSpawn?: (group: ProcessGroup | null) => void,
-): Promise<CommandResult> {
-  return runCommand({
-    command: job.command,
-    timeoutSeconds: job.timeout,
-    env: jobEnvironment(process.env, { jobId: job.id, jobName: job.name, attempt }),
-    signal,
-    onSpawn,
-  });
 }

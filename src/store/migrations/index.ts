@@ -4,6 +4,7 @@ import { alertsSchema } from './003_alerts';
 import { listVersionsSchema } from './004_list_versions';
 import { labelChunkDatesSchema } from './005_label_chunk_dates';
 import { runningRunsSchema } from './006_running_runs';
+import { runtimeSyncSchema } from './007_runtime_sync';
 import { kubernetesSchema } from './008_kubernetes';
 
 export interface Migration {
@@ -23,5 +24,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'list versions', sql: listVersionsSchema },
   { version: 5, name: 'label chunk dates', sql: labelChunkDatesSchema },
   { version: 6, name: 'running runs', sql: runningRunsSchema },
+  { version: 7, name: 'runtime sync', sql: runtimeSyncSchema },
   { version: 8, name: 'kubernetes', sql: kubernetesSchema },
 ];

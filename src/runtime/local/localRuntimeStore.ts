@@ -1,0 +1,41 @@
+import type { Pool } from 'pg';
+import type { Job } from '../../domain/job';
+import type { SchedulerState } from '../../domain/schedulerState';
+import { findJob, listJobs } from '../../store/jobs';
+import { requestRun, takeRunRequests } from '../../store/runRequests';
+import { findRunningAttempt } from '../../store/runningAttempts';
+import { endPauseAt, readSchedulerState } from '../../store/scheduler';
+
+/** What the local runtime reads and writes in the database besides executions. */
+export interface LocalRuntimeStore {
+  loadJobs(): Promise<Job[]>;
+  findJob(id: number): Promise<Job | null>;
+  loadSchedulerState(): Promise<SchedulerState>;
+  /** Clears the stored pause that ends at `until`, unless it was replaced meanwhile. */
+  endPauseAt(until: Date): Promise<void>;
+  /** Changes whenever the jobs or the scheduler switch change, whoever changed them. */
+  readChangeMark(): Promise<string>;
+  requestRun(jobId: number): Promise<void>;
+  /** True while an attempt of the job is running, in this process or another. */
+  hasRunningAttempt(jobId: number): Promise<boolean>;
+  takeRunRequests(): Promise<number[]>;
+}
+
+export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
+  return {
+    loadJobs: () => listJobs(pool),
+    findJob: (id) => findJob(pool, id),
+    loadSchedulerState: () => readSchedulerState(pool),
+    endPauseAt: async (until) => void (await endPauseAt(pool, until)),
+    readChangeMark: async () => {
+      const { rows } = await pool.query<{ mark: string }>(
+        `SELECT string_agg(name || ':' || version, ',' ORDER BY name) AS mark
+           FROM list_versions WHERE name IN ('jobs', 'scheduler')`,
+      );
+      return rows[0]?.mark ?? '';
+    },
+    requestRun: (jobId) => requestRun(pool, jobId),
+    hasRunningAttempt: async (jobId) => (await findRunningAttempt(pool, jobId)) !== null,
+    takeRunRequests: () => takeRunRequests(pool),
+  };
+}
