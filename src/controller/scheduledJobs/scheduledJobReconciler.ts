@@ -69,6 +69,12 @@ const AFTER_FIRE_MS = 30_000;
  */
 export class ScheduledJobReconciler {
   private readonly nextRuns = new NextRunCache();
+  /**
+   * The status last written for each resource, with the resourceVersion it was computed from. The
+   * watch brings our own write back a moment later; a reconcile of the same version in between
+   * (an event of the CronJob or Secret just created) would otherwise write the same status again.
+   */
+  private readonly statusWritten = new Map<string, string>();
 
   constructor(private readonly deps: ScheduledJobReconcilerDeps) {}
 
@@ -155,6 +161,7 @@ export class ScheduledJobReconciler {
       if (statusOf(error) !== 404) throw error;
     }
     this.deps.events.forget(resource.metadata.uid);
+    this.statusWritten.delete(resource.metadata.uid ?? '');
   }
 
   private async ensureSecret(resource: ScheduledJob, job: Job): Promise<void> {
@@ -232,6 +239,9 @@ export class ScheduledJobReconciler {
   ): Promise<void> {
     const desired = desiredStatus(resource, observed, readiness, this.deps.clock.now());
     if (!statusDiffers(resource.status, desired)) return;
+    const uid = resource.metadata.uid ?? '';
+    const written = `${resource.metadata.resourceVersion}/${JSON.stringify(desired)}`;
+    if (this.statusWritten.get(uid) === written) return;
     // A merge patch: keys the desired status no longer has are removed with null.
     const patch: Record<string, unknown> = { ...desired };
     for (const key of Object.keys(resource.status ?? {})) if (!(key in desired)) patch[key] = null;
@@ -240,6 +250,7 @@ export class ScheduledJobReconciler {
       resource.metadata.name ?? '',
       patch,
     );
+    this.statusWritten.set(uid, written);
   }
 }
 

@@ -133,11 +133,6 @@ export class KubernetesRuntime implements Runtime {
   private refusal(error: unknown): Error {
     if (statusOf(error) === 422) return invalid(`the cluster refused the job: ${apiMessage(error)}`);
     this.options.logger.warn('the cluster refused a request', { err: error });
-    return Object.assign(
-      new ClusterUnavailableError(`the cluster refused the change: ${apiMessage(error)}`),
-      {
-        cause: error,
-      },
-    );
+    return new RuntimeRefusedError(`the cluster refused the change: ${apiMessage(error)}`, { cause: error });
   }
 }
