@@ -49,7 +49,8 @@ async function serve(args: string[]): Promise<void> {
   // Read the config file before opening anything: a bad entry must not start half a service.
   const declaredJobs = values.config ? await readJobsFile(values.config) : [];
   const db = await openDatabase(env);
-  const service = await startService({ env, db, logger, declaredJobs });
+  const kubeConfig = env.runtime === 'kubernetes' ? loadKubeConfig() : undefined;
+  const service = await startService({ env, db, logger, declaredJobs, kubeConfig });
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

@@ -1,3 +1,4 @@
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
@@ -25,6 +26,8 @@ export interface ServiceOptions {
   env: Environment;
   db: Database;
   logger: Logger;
+  /** The cluster, in Kubernetes mode (`SERVICE_RUNTIME=kubernetes`). */
+  kubeConfig?: KubeConfig;
   clock?: Clock;
   /** Jobs from a config file, applied at start. */
   declaredJobs?: DeclaredJob[];
@@ -74,7 +77,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   recorder.subscribe((execution) => alerting.executionRecorded(execution));
   const created = createRuntime(
     env.runtime,
-    { db, recorder, clock, logger, defaultTimeZone: env.defaultTimeZone },
+    {
+      db,
+      recorder,
+      clock,
+      logger,
+      defaultTimeZone: env.defaultTimeZone,
+      kubernetes: options.kubeConfig ? { kubeConfig: options.kubeConfig, ...env.kubernetes } : undefined,
+    },
     options.local,
   );
   const { local } = created;

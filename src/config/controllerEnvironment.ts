@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { kubernetesScope } from './environment';
 
 /**
  * What `crondeck controller` reads from its environment beyond what it shares with the service

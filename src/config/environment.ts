@@ -27,8 +27,10 @@ export interface Environment {
   logLevel: LogLevel;
   smtp: SmtpSettings | null;
   webhookDenyCidrs: string[];
-  /** Which runtime fires jobs; only `local` exists in this version. */
+  /** Which runtime fires jobs: `local` (in this process) or `kubernetes` (CronJobs). */
   runtime: RuntimeKind;
+  /** Kubernetes mode: where the REST API writes ScheduledJobs, and whose CronJobs pause touches. */
+  kubernetes: { namespace: string; watchNamespace: string | null };
 }
 
 const boolean = z
@@ -78,6 +80,9 @@ const environmentSchema = z.object({
   SERVICE_SMTP_USERNAME: z.string().optional(),
   SERVICE_SMTP_PASSWORD: z.string().optional(),
   SERVICE_WEBHOOK_DENY_CIDRS: z.string().optional(),
+  SERVICE_RUNTIME: z.enum(['local', 'kubernetes'], { error: 'must be local or kubernetes' }).default('local'),
+  POD_NAMESPACE: z.string().optional(),
+  CRONDECK_WATCH_NAMESPACE: z.string().optional(),
 });
 
 /**
@@ -124,6 +129,19 @@ export function readEnvironment(env: NodeJS.ProcessEnv, options: ListenOptions =
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
-    runtime: 'local',
+    runtime: e.SERVICE_RUNTIME,
+    kubernetes: kubernetesScope(e.POD_NAMESPACE, e.CRONDECK_WATCH_NAMESPACE),
   };
+}
+
+/**
+ * The service's own namespace (its pod's, else the watched one, else `default`) and the watched
+ * one (`*`: all namespaces), as the controller reads them.
+ */
+export function kubernetesScope(
+  podNamespace: string | undefined,
+  watchNamespace: string | undefined,
+): Environment['kubernetes'] {
+  const namespace = podNamespace ?? (watchNamespace === '*' ? undefined : watchNamespace) ?? 'default';
+  return { namespace, watchNamespace: watchNamespace === '*' ? null : (watchNamespace ?? namespace) };
 }

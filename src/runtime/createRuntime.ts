@@ -1,3 +1,5 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ClusterClient } from '../controller/clusterClient';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
 import type { ExecutionRecorder } from '../scheduling/executionRecorder';
@@ -5,6 +7,7 @@ import type { Database } from '../store/database';
 import { AdvisoryLockLeadership, soleLeadership } from './local/leadership';
 import { LocalRuntime, type LocalRuntimeHooks, type LocalRuntimeOptions } from './local/localRuntime';
 import { poolRuntimeStore } from './local/localRuntimeStore';
+import { KubernetesRuntime } from './kubernetes/kubernetesRuntime';
 import type { Runtime, RuntimeKind } from './runtime';
 
 /** Tuning and test seams of the local runtime. */
@@ -18,6 +21,8 @@ export type LocalRuntimeSettings = Pick<
 
 export interface RuntimeDeps {
   db: Database;
+  /** Kubernetes mode: the cluster, and the namespaces the REST API writes and pause touches. */
+  kubernetes?: { kubeConfig: KubeConfig; namespace: string; watchNamespace: string | null };
   recorder: ExecutionRecorder;
   clock: Clock;
   logger: Logger;
@@ -55,6 +60,23 @@ export function createRuntime(
         ...local,
       });
       return { runtime, local: runtime };
+    }
+    case 'kubernetes': {
+      // Firing belongs to the cluster: no replica fires anything, whoever leads.
+      if (!deps.kubernetes) throw new Error('the kubernetes runtime needs a cluster to talk to');
+      // Replicas share the database with the controller, and the runtime reads it beside the
+      // use case's open transaction: the embedded single-session database can do neither.
+      if (!deps.db.openSession)
+        throw new Error('SERVICE_RUNTIME=kubernetes needs a PostgreSQL server (DATABASE_URL)');
+      const runtime = new KubernetesRuntime({
+        cluster: new ClusterClient(deps.kubernetes.kubeConfig),
+        pool: deps.db.pool,
+        namespace: deps.kubernetes.namespace,
+        watchNamespace: deps.kubernetes.watchNamespace,
+        clock: deps.clock,
+        logger: deps.logger,
+      });
+      return { runtime, local: null };
     }
   }
 }

@@ -1,8 +1,8 @@
 import type { Job } from '../domain/job';
 import type { SchedulerState } from '../domain/schedulerState';
 
-/** Which runtime fires jobs: `local` today; `kubernetes` (CronJobs) comes next. */
-export type RuntimeKind = 'local';
+/** Which runtime fires jobs: `local` (this process) or `kubernetes` (the cluster's CronJobs). */
+export type RuntimeKind = 'local' | 'kubernetes';
 
 /**
  * What fires and runs jobs. The local runtime does it in this process; the Kubernetes runtime
