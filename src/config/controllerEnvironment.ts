@@ -49,12 +49,12 @@ export function readControllerEnvironment(env: NodeJS.ProcessEnv): ControllerEnv
     throw new Error(`invalid environment: ${problems.join('; ')}`);
   }
   const e = parsed.data;
-  const homeNamespace = e.POD_NAMESPACE ?? e.CRONDECK_WATCH_NAMESPACE ?? 'default';
+  // Unset: the controller's own namespace. "*": every namespace.
+  const scope = kubernetesScope(e.POD_NAMESPACE, e.CRONDECK_WATCH_NAMESPACE);
   return {
     reportSecret: e.SERVICE_REPORT_SECRET,
-    // Unset: the controller's own namespace. "*": every namespace.
-    watchNamespace: e.CRONDECK_WATCH_NAMESPACE === '*' ? null : (e.CRONDECK_WATCH_NAMESPACE ?? homeNamespace),
-    homeNamespace,
+    watchNamespace: scope.watchNamespace,
+    homeNamespace: scope.namespace,
     image: e.CRONDECK_IMAGE,
     reportUrl: e.CRONDECK_REPORT_URL,
     identity: e.POD_NAME ?? e.HOSTNAME ?? `crondeck-controller-${process.pid}`,
