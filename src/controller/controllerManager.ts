@@ -1,6 +1,7 @@
 import {
   CoordinationV1Api,
   type KubeConfig,
+  type KubernetesListObject,
   type KubernetesObject,
   type V1CronJob,
   type V1Job,
@@ -19,7 +20,7 @@ import { LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from './desired/labels';
 import type { AlertConfigResource } from './resources/alertConfig';
 import type { ScheduledJob } from './resources/scheduledJob';
 import { RunReconciler } from './runs/runReconciler';
-import { type CachedInformer, startInformer } from './runtime/informer';
+import { type CachedInformer, startInformer, type WatchedKind } from './runtime/informer';
 import { LeaderElector } from './runtime/leaderElection';
 import { syncJobAlerts } from './scheduledJobs/jobAlerts';
 import { WorkQueue } from './runtime/workQueue';
@@ -135,18 +136,31 @@ export class ControllerManager {
       const owner = object.metadata?.ownerReferences?.find((ref) => ref.kind === 'ScheduledJob');
       if (owner) this.queue.add(`sj/${object.metadata?.namespace}/${owner.name}`);
     };
-    const scheduledJobs = startInformer<ScheduledJob>(
-      options.kubeConfig,
+    const watch = <T extends KubernetesObject>(
+      kind: WatchedKind<T>,
+      onChange: (object: T, event: 'add' | 'update' | 'delete') => void,
+    ) => startInformer(options.kubeConfig, kind, onChange, logger);
+    // What the controller made carries the managed-by label: only that is watched.
+    const managed = <T extends KubernetesObject>(
+      resource: string,
+      path: string,
+      list: (namespace: string | null, labelSelector: string) => Promise<KubernetesListObject<T>>,
+    ): WatchedKind<T> => ({
+      resource,
+      path,
+      list: () => list(ns, managedSelector),
+      labelSelector: managedSelector,
+    });
+
+    const scheduledJobs = watch<ScheduledJob>(
       {
         resource: 'scheduledjobs',
         path: cluster.customPath('scheduledjobs', ns),
         list: () => cluster.listCustom('scheduledjobs', ns),
       },
       enqueue('sj'),
-      logger,
     );
-    const alertConfigs = startInformer<AlertConfigResource>(
-      options.kubeConfig,
+    const alertConfigs = watch<AlertConfigResource>(
       {
         resource: 'alertconfigs',
         path: cluster.customPath('alertconfigs', ns),
@@ -156,43 +170,21 @@ export class ControllerManager {
         const jobRef = config.spec?.jobRef?.name;
         if (jobRef) this.queue.add(`sj/${config.metadata?.namespace}/${jobRef}`);
       },
-      logger,
     );
-    const cronJobs = startInformer<V1CronJob>(
-      options.kubeConfig,
-      {
-        resource: 'cronjobs',
-        path: cluster.cronJobsPath(ns),
-        list: () => cluster.listCronJobs(ns, managedSelector),
-        labelSelector: managedSelector,
-      },
+    const cronJobs = watch(
+      managed('cronjobs', cluster.cronJobsPath(ns), (n, l) => cluster.listCronJobs(n, l)),
       enqueueOwner,
-      logger,
     );
-    const secrets = startInformer<V1Secret>(
-      options.kubeConfig,
-      {
-        resource: 'secrets',
-        path: cluster.secretsPath(ns),
-        list: () => cluster.listSecrets(ns, managedSelector),
-        labelSelector: managedSelector,
-      },
+    const secrets = watch(
+      managed('secrets', cluster.secretsPath(ns), (n, l) => cluster.listSecrets(n, l)),
       enqueueOwner,
-      logger,
     );
-    const jobs = startInformer<V1Job>(
-      options.kubeConfig,
-      {
-        resource: 'jobs',
-        path: cluster.jobsPath(ns),
-        list: () => cluster.listJobs(ns, managedSelector),
-        labelSelector: managedSelector,
-      },
+    const jobs = watch(
+      managed('jobs', cluster.jobsPath(ns), (n, l) => cluster.listJobs(n, l)),
       (job, event) => {
         if (event === 'delete') this.runReconciler.forget(job.metadata?.uid);
         else this.enqueue('run', job);
       },
-      logger,
     );
     this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, secrets };
 
