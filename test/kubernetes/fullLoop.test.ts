@@ -1,0 +1,116 @@
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import type { Database } from '../../src/store/database';
+import { findJobForResource } from '../../src/store/resourceJobs';
+import { Receiver } from '../alerts/support/receiver';
+import { createTestDatabase } from '../support/database';
+import type { KubeEmulator } from '../support/kube/emulator';
+import { failPodBeforeStart, runPod } from '../support/kube/kubelet';
+import { startTestService, type TestService } from '../support/service';
+import { NAMESPACE, REPORT_SECRET, runController, startCluster, until } from './cluster';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * From `kubectl apply` of a ScheduledJob to a recorded execution and a delivered webhook: the
+ * controller makes the CronJob, the emulator plays the CronJob and Job controllers, a stand-in
+ * kubelet runs the pod's `crondeck run` as a real process, which reports to the service.
+ */
+describe('the full loop on the emulated cluster', () => {
+  let emu: KubeEmulator;
+  let db: Database;
+  let service: TestService;
+  let receiver: Receiver;
+  let stopController: () => Promise<void>;
+
+  beforeAll(async () => {
+    const cluster = await startCluster();
+    emu = cluster.emu;
+    db = await createTestDatabase();
+    receiver = await Receiver.start();
+    service = await startTestService({
+      db,
+      env: { SERVICE_REPORT_SECRET: REPORT_SECRET },
+      alerting: { pollIntervalMs: 50 },
+    });
+    const controller = await runController(cluster.kc, db, { reportUrl: service.url });
+    stopController = () => controller.stop();
+    await cluster.kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+      group: 'crondeck.dev',
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'scheduledjobs',
+      body: {
+        apiVersion: 'crondeck.dev/v1alpha1',
+        kind: 'ScheduledJob',
+        metadata: { name: 'loop' },
+        spec: {
+          schedule: '* * * * *',
+          command: 'echo out; echo err >&2; exit 3',
+          retry: { maxAttempts: 1, baseDelay: 0 },
+          onFailure: `${receiver.url}/hook`,
+        },
+      },
+    });
+    await until(() => emu.objects('cronjobs', NAMESPACE).length === 1, 'the CronJob');
+  }, 60_000);
+  afterAll(async () => {
+    await stopController();
+    await service.stop();
+    await receiver.close();
+    await emu.stop();
+    await db.close();
+  });
+
+  /** The CronJob controller fires at `minute`, the Job controller makes the pod. */
+  function fire(minute: string): { job: Obj; pod: Obj } {
+    const job = emu.fireCronJob(NAMESPACE, 'loop', new Date(minute));
+    emu.syncJob(NAMESPACE, job.metadata.name);
+    const pod = emu
+      .objects('pods', NAMESPACE)
+      .find((p) => p.metadata.ownerReferences?.[0]?.uid === job.metadata.uid)!;
+    return { job, pod };
+  }
+  const executions = async (jobId: number) =>
+    (await service.request('GET', `/api/executions?jobId=${jobId}`)).body as Obj[];
+
+  it('records every attempt a pod reports, alerts once, and the controller adds nothing', async () => {
+    const { id } = (await findJobForResource(db.pool, NAMESPACE, 'loop'))!;
+    const { job, pod } = fire('2026-11-23T10:00:00Z');
+    expect(await runPod(emu, NAMESPACE, pod.metadata.name)).toBe(3);
+    emu.syncJob(NAMESPACE, job.metadata.name);
+
+    const recorded = await until(
+      async () => ((await executions(id)).length === 2 ? executions(id) : null),
+      'both attempts',
+    );
+    expect(recorded.map((e) => [e.attempt, e.status, e.exitCode])).toEqual([
+      [1, 'failed', 3],
+      [0, 'failed', 3],
+    ]);
+    const full = (await service.request('GET', `/api/executions/${recorded[0]!.id}`)).body;
+    expect(full).toMatchObject({ stdout: 'out\n', stderr: expect.stringContaining('err\n') });
+    await until(() => receiver.to('/hook').length === 1, 'the webhook');
+    expect(receiver.to('/hook')[0]!.json).toMatchObject({
+      event: 'failed',
+      execution: { attempt: 1, exitCode: 3 },
+    });
+
+    // The Job failed; the controller sees the run closed by the pod's final report.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await executions(id)).toHaveLength(2);
+  }, 60_000);
+
+  it('records a run whose pod never started from the Job’s end', async () => {
+    const { id } = (await findJobForResource(db.pool, NAMESPACE, 'loop'))!;
+    const { job, pod } = fire('2026-11-23T10:01:00Z');
+    await failPodBeforeStart(emu, NAMESPACE, pod.metadata.name);
+    emu.syncJob(NAMESPACE, job.metadata.name);
+    const unreported = await until(
+      async () => (await executions(id)).find((e) => e.exitCode === -1) ?? null,
+      'the controller to record the run',
+    );
+    expect(unreported).toMatchObject({ status: 'failed', exitCode: -1 });
+    const full = (await service.request('GET', `/api/executions/${unreported.id}`)).body;
+    expect(full.stderr).toContain('the run ended without reporting its outcome: BackoffLimitExceeded');
+  }, 60_000);
+});
