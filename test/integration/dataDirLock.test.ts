@@ -20,7 +20,15 @@ function serve(dataDir: string): Serve {
     ['-r', join(ROOT, 'test/support/registerTypeScript.js'), join(ROOT, 'src/cli.ts'), 'serve'],
     {
       cwd: ROOT,
-      env: { ...process.env, NODE_OPTIONS: '', SERVICE_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
+      // The embedded database, whatever the suite runs on: the lock guards a data directory.
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        DATABASE_URL: '',
+        SERVICE_DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
