@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { ExecuteAttempt } from '../../src/runner/attemptLoop';
 import { runCommand } from '../../src/runner/runCommand';
 import type { Database } from '../../src/store/database';
-import { createTestDatabase } from '../support/database';
+import { LEADER_LOCK_KEY } from '../../src/runtime/local/leadership';
+import { createTestDatabase, onPostgresServer } from '../support/database';
 import { endsWithin, isAlive, killQuietly, pidFrom } from '../support/processes';
 import { eventually, startTestService, type TestService } from '../support/service';
 
@@ -41,6 +42,20 @@ describe('processes left running by a service that was killed', () => {
     for (const service of services.splice(0).reverse()) await service.stop();
     await db.close();
   });
+
+  /**
+   * A crash ends the process's connections too: on a PostgreSQL server, the leader lock of the
+   * abandoned service (which lives on in this test process) goes with its session, so the next
+   * service leads and cleans up. The embedded database has one process, which always leads.
+   */
+  const crash = async () => {
+    if (!onPostgresServer) return;
+    await db.pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1`,
+      [LEADER_LOCK_KEY],
+    );
+  };
 
   const boot = async (local = {}) => {
     const service = await startTestService({ db, local });
@@ -85,6 +100,7 @@ describe('processes left running by a service that was killed', () => {
     });
 
     // The first service is gone without its stop path; a new one starts on the same database.
+    await crash();
     const second = await boot();
     expect(await endsWithin(shell, 2000)).toBe(true);
     expect(await endsWithin(child, 2000)).toBe(true);
@@ -132,8 +148,13 @@ describe('processes left running by a service that was killed', () => {
       running.executionId,
     ]);
 
+    await crash();
     const second = await boot();
-    const detail = (await second.request('GET', `/api/executions/${running.executionId}`)).body;
+    // On a server the new service closes the run once it has taken the lead.
+    const detail = await eventually(async () => {
+      const answer = (await second.request('GET', `/api/executions/${running.executionId}`)).body;
+      return answer.status !== 'running' && answer;
+    });
     expect(detail).toMatchObject({ status: 'failed', exitCode: -1 });
     expect(detail.stderr).toContain('its processes had ended by the next start');
     expect(isAlive(shell)).toBe(true);
