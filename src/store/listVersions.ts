@@ -17,6 +17,16 @@ export async function readListVersion(db: Pool | PoolClient, list: VersionedList
   return rows[0]!.version;
 }
 
+/** One mark of the versions of `lists`: it changes whenever any of them does, whoever wrote. */
+export async function readVersionsMark(db: Pool | PoolClient, lists: VersionedList[]): Promise<string> {
+  const { rows } = await db.query<{ mark: string }>(
+    `SELECT string_agg(name || ':' || version, ',' ORDER BY name) AS mark
+       FROM list_versions WHERE name = ANY($1::text[])`,
+    [lists],
+  );
+  return rows[0]?.mark ?? '';
+}
+
 /**
  * Wraps a query so that it also returns the list's version, read in the same statement and so in
  * the same snapshot as the rows: `{ version, rows }`. With no rows, the one row that comes back

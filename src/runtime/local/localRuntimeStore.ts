@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { Job } from '../../domain/job';
 import type { SchedulerState } from '../../domain/schedulerState';
 import { findJob, listJobs } from '../../store/jobs';
+import { readVersionsMark } from '../../store/listVersions';
 import { requestRun, takeRunRequests } from '../../store/runRequests';
 import { findRunningAttempt } from '../../store/runningAttempts';
 import { endPauseAt, readSchedulerState } from '../../store/scheduler';
@@ -27,13 +28,7 @@ export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
     findJob: (id) => findJob(pool, id),
     loadSchedulerState: () => readSchedulerState(pool),
     endPauseAt: async (until) => void (await endPauseAt(pool, until)),
-    readChangeMark: async () => {
-      const { rows } = await pool.query<{ mark: string }>(
-        `SELECT string_agg(name || ':' || version, ',' ORDER BY name) AS mark
-           FROM list_versions WHERE name IN ('jobs', 'scheduler')`,
-      );
-      return rows[0]?.mark ?? '';
-    },
+    readChangeMark: () => readVersionsMark(pool, ['jobs', 'scheduler']),
     requestRun: (jobId) => requestRun(pool, jobId),
     hasRunningAttempt: async (jobId) => (await findRunningAttempt(pool, jobId)) !== null,
     takeRunRequests: () => takeRunRequests(pool),
