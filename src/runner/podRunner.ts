@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RUNNER_ENV } from '../controller/desired/runnerEnvironment';
+import { RUNNER_ENV } from './runnerEnvironment';
 import { MAX_RETRY_ATTEMPTS } from '../domain/job';
 import type { Logger } from '../logging/logger';
 import { runAttempts } from './attemptLoop';

@@ -2,7 +2,7 @@ import type { V1Container, V1CronJob, V1PodSpec } from '@kubernetes/client-node'
 import fc from 'fast-check';
 import { type CronJobContext, desiredCronJob } from '../../src/controller/desired/cronJob';
 import { desiredReportSecret } from '../../src/controller/desired/reportSecret';
-import { RUNNER_ENV } from '../../src/controller/desired/runnerEnvironment';
+import { RUNNER_ENV } from '../../src/runner/runnerEnvironment';
 import { sidecarScript } from '../../src/controller/desired/sidecarScript';
 import { scheduledJobCrd } from '../../src/controller/crds/definitions';
 import { validateAgainstCrd, validateKubernetesObject } from '../support/openapi/kubernetesSchemas';

@@ -7,7 +7,7 @@ import type {
   V1SecurityContext,
 } from '@kubernetes/client-node';
 import type { ScheduledJobEnvVar, ScheduledJobSpec } from '../resources/scheduledJob';
-import { REPORT_TOKEN_KEY, RUNNER_ENV } from './runnerEnvironment';
+import { REPORT_TOKEN_KEY, RUNNER_ENV } from '../../runner/runnerEnvironment';
 import { SUPERVISE_DIR, sidecarScript } from './sidecarScript';
 
 /** The non-root user of the Crondeck image (distroless "nonroot"). */

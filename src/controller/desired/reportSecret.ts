@@ -3,7 +3,7 @@ import type { ScheduledJob } from '../resources/scheduledJob';
 import { LABEL_MANAGED_BY, LABEL_SCHEDULED_JOB, labelValueFor, MANAGED_BY_CRONDECK } from './labels';
 import { reportSecretNameFor } from './names';
 import { scheduledJobOwnerReference } from './ownerReference';
-import { REPORT_TOKEN_KEY } from './runnerEnvironment';
+import { REPORT_TOKEN_KEY } from '../../runner/runnerEnvironment';
 
 /**
  * The Secret that hands the job's report token to its pods (env CRONDECK_REPORT_TOKEN), owned by
