@@ -8,7 +8,7 @@ import {
   webhookUrlSchema,
 } from '../../domain/alertConfig';
 import {
-  conditionSchema,
+  observedStatusFields,
   DNS1123_SUBDOMAIN_PATTERN,
   exactlyOneRule,
   secretKeySelectorSchema,
@@ -68,19 +68,7 @@ export const alertConfigSpecSchema = z
 
 export const alertConfigStatusSchema = z
   .object({
-    observedGeneration: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe('The metadata.generation this status describes.')
-      .meta({ format: 'int64' }),
-    conditions: z
-      .array(conditionSchema)
-      .max(16)
-      .optional()
-      .describe('Standard conditions (Ready: the job exists and the destinations are usable).')
-      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+    ...observedStatusFields('Standard conditions (Ready: the job exists and the destinations are usable).'),
   })
   .describe('Observed state, written by the controller.');
 

@@ -147,3 +147,22 @@ export const conditionSchema = z
     message: z.string().max(32_768).describe('Human-readable detail.'),
   })
   .describe('A standard Kubernetes condition (metav1.Condition).');
+
+/** The standard status fields every resource of ours has: the generation seen, and conditions. */
+export function observedStatusFields(conditionsDescription: string) {
+  return {
+    observedGeneration: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('The metadata.generation this status describes.')
+      .meta({ format: 'int64' }),
+    conditions: z
+      .array(conditionSchema)
+      .max(16)
+      .optional()
+      .describe(conditionsDescription)
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+  };
+}

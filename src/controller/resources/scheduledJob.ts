@@ -3,7 +3,12 @@ import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { emailAddressSchema, MAX_RECIPIENTS_PER_EMAIL, webhookUrlSchema } from '../../domain/alertConfig';
 import { FINAL_STATUSES } from '../../domain/execution';
 import { jobInputFields, retrySchema, scheduleSchema, timeZoneSchema } from '../../domain/job';
-import { conditionSchema, envVarSchema, MAX_ENV_VARS, resourceRequirementsSchema } from './kubernetesFields';
+import {
+  observedStatusFields,
+  envVarSchema,
+  MAX_ENV_VARS,
+  resourceRequirementsSchema,
+} from './kubernetesFields';
 
 /**
  * The shape of a schedule as a CRD pattern can check it: five fields or an @macro. The full check
@@ -171,19 +176,7 @@ export const scheduledJobStatusSchema = z
       .describe('Start of the last run.')
       .meta({ format: 'date-time' }),
     lastStatus: z.enum(FINAL_STATUSES).optional().describe('Outcome of the last run.'),
-    observedGeneration: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe('The metadata.generation this status describes.')
-      .meta({ format: 'int64' }),
-    conditions: z
-      .array(conditionSchema)
-      .max(16)
-      .optional()
-      .describe('Standard conditions (Ready).')
-      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+    ...observedStatusFields('Standard conditions (Ready).'),
   })
   .describe('Observed state, written by the controller.');
 
