@@ -48,8 +48,32 @@ export interface BenchContext {
     budget: SqlBudget,
     preparedAs?: string,
   ): Promise<{ p50Ms: number; p99Ms: number }>;
-  /** Appended to BENCHMARKS.md, under the running scenario. */
-  report(section: string, markdown: string): void;
+  /**
+   * Appended to BENCHMARKS.md, under the running scenario. A `detail` section (query plans, index
+   * listings: what backs a finding rather than states it) goes to docs/benchmarks/NAME.md instead,
+   * linked from the scenario's section, so that BENCHMARKS.md stays readable.
+   */
+  report(section: string, markdown: string, options?: { detail?: boolean }): void;
+  /** A target of an issue and whether this run met it: listed first, and in the summary on top. */
+  bar(bar: Bar): void;
+  /** One sentence worth knowing before the tables (a pause, a limit): listed under the bars. */
+  finding(text: string): void;
+}
+
+export interface Bar {
+  /** What is measured, e.g. "GET /api/jobs/:id, × Express". */
+  measure: string;
+  /** The target, e.g. "≥ 1.5". */
+  target: string;
+  /** This run's figure, formatted. */
+  measured: string;
+  met: boolean;
+}
+
+export interface ReportedSection {
+  section: string;
+  markdown: string;
+  detail: boolean;
 }
 
 export type SqlBudget = { iterations: number } | { seconds: number };
@@ -511,14 +535,19 @@ function run(command: string, args: string[]): Promise<string> {
 
 export interface OwnedBenchContext extends BenchContext {
   /** Sections reported so far, in order. */
-  readonly sections: { section: string; markdown: string }[];
+  readonly sections: ReportedSection[];
+  /** Bars and findings reported so far, in order. */
+  readonly bars: Bar[];
+  readonly findings: string[];
   close(): Promise<void>;
 }
 
 export function createBenchContext(options: { databaseUrl: string; serviceUrl: string }): OwnedBenchContext {
   const pool = new Pool({ connectionString: options.databaseUrl, max: 4 });
   pool.on('error', () => undefined);
-  const sections: { section: string; markdown: string }[] = [];
+  const sections: ReportedSection[] = [];
+  const bars: Bar[] = [];
+  const findings: string[] = [];
   const sql = async <R>(text: string, values?: unknown[]): Promise<R[]> =>
     (await pool.query(text, values)).rows as R[];
   // One connection for the statements timed as prepared: it keeps them, and their plans, between calls.
@@ -534,6 +563,8 @@ export function createBenchContext(options: { databaseUrl: string; serviceUrl: s
     databaseUrl: options.databaseUrl,
     serviceUrl: options.serviceUrl,
     sections,
+    bars,
+    findings,
     sql,
     load: (loadOptions) => loadUrl(options.serviceUrl, loadOptions),
     async timeSql(text, values, budget, preparedAs) {
@@ -550,8 +581,14 @@ export function createBenchContext(options: { databaseUrl: string; serviceUrl: s
         await timeStatement(() => client.query({ name: preparedAs, text, values }), budget),
       );
     },
-    report(section, markdown) {
-      sections.push({ section, markdown });
+    report(section, markdown, reportOptions) {
+      sections.push({ section, markdown, detail: reportOptions?.detail ?? false });
+    },
+    bar(bar) {
+      bars.push(bar);
+    },
+    finding(text) {
+      findings.push(text);
     },
     async close() {
       await (await plannedOnce)?.end();

@@ -144,11 +144,26 @@ export async function mailboxScenario(ctx: BenchContext): Promise<void> {
     }
   }
 
+  const underBar = rows.filter(meetsTargets).length;
+  ctx.bar({
+    measure: `label endpoints over 1,000,000 messages: p99 < ${TARGET_P99_MS} ms and ≤ ${TARGET_RATIO}× the SQL's p99`,
+    target: `all ${rows.length} rows`,
+    measured: `${underBar} of ${rows.length}`,
+    met: underBar === rows.length,
+  });
   ctx.report('Mailbox: label filters over 1,000,000 messages', resultsMarkdown(rows, seedSeconds));
   console.log('  sweeping every pair and triple of ranks as direct SQL');
   ctx.report('Mailbox: every pair and triple of labels (direct SQL)', await sweepMarkdown(ctx, ids));
-  ctx.report('Mailbox: right after a bulk import', freshImport);
-  ctx.report('Mailbox: indexes, bitmaps and plans', await plansMarkdown(ctx, ids));
+  if (freshImport.slowest.jitMs > 0) {
+    ctx.finding(
+      `right after a bulk import, before autovacuum has analysed the tables, a label filter took ` +
+        `${freshImport.slowest.ms.toFixed(0)} ms, ${freshImport.slowest.jitMs.toFixed(0)} ms of it JIT ` +
+        'compilation (estimates without statistics cross `jit_above_cost`); `jit=off` for the service, ' +
+        'or an ANALYZE after the import, removes that window.',
+    );
+  }
+  ctx.report('Mailbox: right after a bulk import', freshImport.markdown);
+  ctx.report('Mailbox: indexes, bitmaps and plans', await plansMarkdown(ctx, ids), { detail: true });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -272,6 +287,7 @@ async function medianMs(ctx: BenchContext, statement: { text: string; values: un
  */
 async function freshImportMarkdown(ctx: BenchContext, ids: (ranks: readonly number[]) => number[]) {
   const rows: string[][] = [];
+  let slowest = { ms: 0, jitMs: 0 };
   for (const ranks of COMBINATIONS.filter((combination) => combination.length > 1)) {
     const statement = queries.filterMessagesStatement(ids(ranks), PAGE);
     const plan = await ctx.sql<{ 'QUERY PLAN': string }>(
@@ -281,13 +297,11 @@ async function freshImportMarkdown(ctx: BenchContext, ids: (ranks: readonly numb
     const line = (prefix: string) =>
       plan.find((row) => row['QUERY PLAN'].trim().startsWith(prefix))?.['QUERY PLAN'];
     const jit = /Total ([0-9.]+) ms/.exec(line('Timing:') ?? '')?.[1];
-    rows.push([
-      ranks.join(' + '),
-      (await medianMs(ctx, statement, SWEEP_RUNS)).toFixed(2),
-      jit ? Number(jit).toFixed(0) : 'none',
-    ]);
+    const median = await medianMs(ctx, statement, SWEEP_RUNS);
+    if (median > slowest.ms) slowest = { ms: median, jitMs: jit ? Number(jit) : 0 };
+    rows.push([ranks.join(' + '), median.toFixed(2), jit ? Number(jit).toFixed(0) : 'none']);
   }
-  return [
+  const markdown = [
     'Right after the bulk import, before autovacuum has analysed the tables and built the ' +
       'visibility map: `GET /api/labels/filter` as direct SQL, median of ' +
       `${SWEEP_RUNS} runs, and the part of one run that PostgreSQL spent compiling it with JIT. ` +
@@ -298,6 +312,7 @@ async function freshImportMarkdown(ctx: BenchContext, ids: (ranks: readonly numb
     '',
     markdownTable(['labels (Zipf ranks)', 'filter ms', 'of which JIT ms'], rows),
   ].join('\n');
+  return { markdown, slowest };
 }
 
 async function labelIds(ctx: BenchContext): Promise<Map<number, number>> {
@@ -355,10 +370,13 @@ async function checkSameAnswer(
 // ---------------------------------------------------------------------------------------------
 // Reporting
 
+/** The mailbox issue's target for a label endpoint: p99 < 50 ms, and within 1.5× the SQL's p99. */
+function meetsTargets(row: Row): boolean {
+  return row.api.p99Ms < TARGET_P99_MS && row.api.p99Ms <= row.sql.p99Ms * TARGET_RATIO;
+}
+
 function resultsMarkdown(rows: readonly Row[], seedSeconds: number): string {
-  const met = rows.filter(
-    (row) => row.api.p99Ms < TARGET_P99_MS && row.api.p99Ms <= row.sql.p99Ms * TARGET_RATIO,
-  );
+  const met = rows.filter(meetsTargets);
   const under50 = rows.filter((row) => row.api.p99Ms < TARGET_P99_MS);
   const withinAtP50 = rows.filter((row) => row.api.p50Ms <= row.sql.p50Ms * TARGET_RATIO);
   const missed = rows.filter((row) => !met.includes(row));
