@@ -7,7 +7,10 @@ import { readControllerEnvironment } from './config/controllerEnvironment';
 import { MANIFESTS_USAGE, runManifestsCommand } from './controller/crds/manifestsCommand';
 import { loadKubeConfig } from './controller/runtime/kubeConfig';
 import { startController } from './controller/startController';
-import { readRunnerSettings, runInPod } from './runner/podRunner';
+import { type PodRunIo, readRunnerSettings, runInPod } from './runner/podRunner';
+import { RUNNER_ENV } from './runner/runnerEnvironment';
+import { SUPERVISE_DIR } from './runner/superviseFiles';
+import { supervise } from './runner/supervisor';
 import { connectToServer } from './store/database';
 import { createLogger } from './logging/logger';
 import { startService } from './service';
@@ -15,7 +18,7 @@ import { openDatabase } from './store/open';
 
 const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
        crondeck controller
-       crondeck run
+       crondeck run [--supervise]
        crondeck manifests [--out DIR]
 
   serve     run the service: REST API, metrics, dashboard and the in-process scheduler
@@ -24,6 +27,7 @@ const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADD
   controller  reconcile ScheduledJob and AlertConfig resources into CronJobs (in a cluster;
             DATABASE_URL, SERVICE_REPORT_SECRET and CRONDECK_REPORT_URL are required)
   run         in a job's pod: run its command with timeout and retries, report each attempt
+              (--supervise: as a sidecar, running each attempt in the job's own image)
 
 Options of serve:
   --config FILE   jobs to declare at start (YAML or JSON with a "jobs" list)
@@ -89,20 +93,30 @@ async function controller(): Promise<void> {
   }
 }
 
-/** `crondeck run`: the pod's exit code is the run's outcome. */
+/**
+ * `crondeck run`: the pod's exit code is the run's outcome. `crondeck run --supervise`: the runner
+ * as a native sidecar, running each attempt in the job container (spec.image).
+ */
 async function run(args: string[]): Promise<void> {
-  if (args.length > 0) throw new Error(`crondeck run takes no arguments, got ${args.join(' ')}`);
+  const supervised = args.length === 1 && args[0] === '--supervise';
+  if (args.length > 0 && !supervised) {
+    throw new Error(`crondeck run takes no arguments but --supervise, got ${args.join(' ')}`);
+  }
   const settings = readRunnerSettings(process.env);
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
-  const code = await runInPod(settings, {
+  const io: PodRunIo = {
     logger: createLogger({ level: 'warn' }),
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
     signal: stop.signal,
     env: process.env,
-  });
-  process.exitCode = code;
+  };
+  if (supervised) {
+    await supervise(settings, { dir: process.env[RUNNER_ENV.superviseDir] || SUPERVISE_DIR }, io);
+    return;
+  }
+  process.exitCode = await runInPod(settings, io);
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -29,9 +29,10 @@ export function desiredObjects(settings: {
   defaultTimeZone: string;
 }): DesiredObjects {
   return {
-    cronJob: (resource, { jobId, paused }) =>
+    cronJob: (resource, { jobId, jobName, paused }) =>
       desiredCronJob(resource, {
         jobId,
+        jobName,
         paused,
         image: settings.image,
         reportUrl: settings.reportUrl,

@@ -11,8 +11,18 @@ export function jobEnvironment(
     if (key.startsWith('SERVICE_') || key === 'DATABASE_URL' || key.startsWith('CRONDECK_')) continue;
     env[key] = value;
   }
-  env.CRONDECK_JOB_ID = String(run.jobId);
-  env.CRONDECK_JOB_NAME = run.jobName;
-  env.CRONDECK_ATTEMPT = String(run.attempt);
-  return env;
+  return { ...env, ...runVariables(run) };
+}
+
+/** The variables naming the run that a job's command sees, wherever it runs. */
+export function runVariables(run: {
+  jobId: number;
+  jobName: string;
+  attempt: number;
+}): Record<string, string> {
+  return {
+    CRONDECK_JOB_ID: String(run.jobId),
+    CRONDECK_JOB_NAME: run.jobName,
+    CRONDECK_ATTEMPT: String(run.attempt),
+  };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RUNNER_ENV } from './runnerEnvironment';
 import { MAX_RETRY_ATTEMPTS } from '../domain/job';
 import type { Logger } from '../logging/logger';
-import { runAttempts } from './attemptLoop';
+import { type RunnableJob, runAttempts } from './attemptLoop';
 import { jobEnvironment } from './jobEnvironment';
 import { ReportClient, ReportRefusedError } from './reportClient';
 import { type CommandResult, runCommand } from './runCommand';
@@ -14,6 +14,7 @@ const whole = (what: string) =>
 const settingsSchema = z.object({
   [RUNNER_ENV.reportUrl]: z.url({ error: 'must be the service URL, e.g. http://crondeck.crondeck.svc:7433' }),
   [RUNNER_ENV.jobId]: whole('a job id').min(1, { error: 'must be a job id' }),
+  [RUNNER_ENV.jobName]: z.string().default(''),
   [RUNNER_ENV.command]: z.string({ error: 'is required' }).min(1, { error: 'must not be empty' }),
   [RUNNER_ENV.timeout]: whole('a number of seconds').min(0).default(0),
   [RUNNER_ENV.retryMaxAttempts]: whole('a number of retries').min(0).max(MAX_RETRY_ATTEMPTS).default(0),
@@ -26,6 +27,7 @@ const settingsSchema = z.object({
 export interface RunnerSettings {
   reportUrl: string;
   jobId: number;
+  jobName: string;
   command: string;
   timeoutSeconds: number;
   retry: { maxAttempts: number; baseDelay: number };
@@ -46,6 +48,7 @@ export function readRunnerSettings(env: NodeJS.ProcessEnv): RunnerSettings {
   return {
     reportUrl: e[RUNNER_ENV.reportUrl],
     jobId: e[RUNNER_ENV.jobId],
+    jobName: e[RUNNER_ENV.jobName],
     command: e[RUNNER_ENV.command],
     timeoutSeconds: e[RUNNER_ENV.timeout],
     retry: { maxAttempts: e[RUNNER_ENV.retryMaxAttempts], baseDelay: e[RUNNER_ENV.retryBaseDelay] },
@@ -65,6 +68,11 @@ export interface PodRunIo {
   reportBudgetMs?: number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   logger: Logger;
+  /**
+   * Runs one attempt. By default the command runs here, in this container; the sidecar layout
+   * (`--supervise`) runs it in the job container instead.
+   */
+  execute?: (job: RunnableJob, attempt: number, signal: AbortSignal) => Promise<CommandResult>;
 }
 
 /**
@@ -74,19 +82,12 @@ export interface PodRunIo {
  * final attempt's (0 when the run succeeded), so the Job's outcome is the run's.
  */
 export async function runInPod(settings: RunnerSettings, io: PodRunIo): Promise<number> {
-  const client = new ReportClient({
-    reportUrl: settings.reportUrl,
-    jobId: settings.jobId,
-    token: settings.reportToken,
-    budgetMs: io.reportBudgetMs,
-    onRetry: (reason, delayMs) =>
-      io.err(`[crondeck] report not delivered (${reason}); again in ${delayMs} ms\n`),
-  });
+  const client = reportClientFor(settings, io);
   let last: CommandResult | null = null;
   await runAttempts(
     {
       id: settings.jobId,
-      name: io.env.CRONDECK_JOB_NAME ?? '',
+      name: settings.jobName,
       command: settings.command,
       timeout: settings.timeoutSeconds,
       retry: settings.retry,
@@ -109,18 +110,59 @@ export async function runInPod(settings: RunnerSettings, io: PodRunIo): Promise<
         },
       },
       execute: (job, attempt, signal, onSpawn) =>
-        runCommand({
-          command: job.command,
-          timeoutSeconds: job.timeout,
-          env: jobEnvironment(io.env, { jobId: job.id, jobName: job.name, attempt }),
-          signal,
-          onSpawn,
-        }),
+        io.execute
+          ? io.execute(job, attempt, signal)
+          : runCommand({
+              command: job.command,
+              timeoutSeconds: job.timeout,
+              env: jobEnvironment(io.env, { jobId: job.id, jobName: job.name, attempt }),
+              signal,
+              onSpawn,
+            }),
     },
   );
   const final = last as CommandResult | null;
-  if (!final) return 143;
-  return final.status === 'success' ? 0 : final.exitCode === 0 ? 1 : final.exitCode;
+  return final ? podExitCode(final) : 143;
+}
+
+/** The pod's exit code for a run's final attempt: 0 when it succeeded, never 0 when it did not. */
+function podExitCode(final: CommandResult): number {
+  if (final.status === 'success') return 0;
+  return final.exitCode > 0 && final.exitCode <= 255 ? final.exitCode : 1;
+}
+
+/**
+ * Reports a run that never got to run its command (the job container of the sidecar layout did not
+ * start) as one failed, final attempt. Resolves to the pod's exit code.
+ */
+export async function reportUnstartedRun(
+  settings: RunnerSettings,
+  io: PodRunIo,
+  why: string,
+): Promise<number> {
+  const now = new Date();
+  const result: CommandResult = {
+    status: 'failed',
+    exitCode: -1,
+    stdout: '',
+    stderr: `[crondeck] ${why}\n`,
+    startedAt: now,
+    finishedAt: now,
+  };
+  io.err(result.stderr);
+  await report(reportClientFor(settings, io), settings, 0, result, true, io);
+  return podExitCode(result);
+}
+
+function reportClientFor(settings: RunnerSettings, io: PodRunIo): ReportClient {
+  return new ReportClient({
+    reportUrl: settings.reportUrl,
+    jobId: settings.jobId,
+    token: settings.reportToken,
+    budgetMs: io.reportBudgetMs,
+    onRetry: (reason, delayMs) =>
+      io.err(`[crondeck] report not delivered (${reason}); again in ${delayMs} ms\n`),
+  });
 }
 
 async function report(

@@ -5,8 +5,9 @@
 export const RUNNER_ENV = {
   /** URL the runner POSTs each attempt's result to. */
   reportUrl: 'CRONDECK_REPORT_URL',
-  /** The job's id in the service (integer). */
+  /** The job's id in the service (integer), and its name (the API's, which the command sees too). */
   jobId: 'CRONDECK_JOB_ID',
+  jobName: 'CRONDECK_JOB_NAME',
   /** The shell command, run with `sh -c`. */
   command: 'CRONDECK_COMMAND',
   /** Seconds an attempt may run; 0 = no limit. */

@@ -19,13 +19,7 @@ export class TailBuffer {
   /** The kept text; when bytes were dropped, a first line says how many. */
   text(): string {
     this.compact();
-    let bytes = Buffer.concat(this.chunks);
-    if (this.dropped === 0) return bytes.toString('utf8');
-    // The cut may fall inside a multi-byte character: skip its continuation bytes.
-    let start = 0;
-    while (start < bytes.length && start < 3 && (bytes[start]! & 0xc0) === 0x80) start++;
-    bytes = bytes.subarray(start);
-    return `[... ${this.dropped + start} bytes of earlier output dropped ...]\n${bytes.toString('utf8')}`;
+    return tailText(Buffer.concat(this.chunks), this.dropped);
   }
 
   private compact(): void {
@@ -36,4 +30,16 @@ export class TailBuffer {
     this.chunks = [all.subarray(excess)];
     this.held = this.limitBytes;
   }
+}
+
+/**
+ * The last bytes of an output as text, after a line saying how many bytes came before them (when
+ * any did).
+ */
+export function tailText(tail: Buffer, droppedBytes: number): string {
+  if (droppedBytes === 0) return tail.toString('utf8');
+  // The cut may fall inside a multi-byte character: skip its continuation bytes.
+  let start = 0;
+  while (start < tail.length && start < 3 && (tail[start]! & 0xc0) === 0x80) start++;
+  return `[... ${droppedBytes + start} bytes of earlier output dropped ...]\n${tail.subarray(start).toString('utf8')}`;
 }

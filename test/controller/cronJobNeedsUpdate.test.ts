@@ -12,6 +12,7 @@ import { asStoredByServer } from './support/serverDefaults';
 
 const context: CronJobContext = {
   jobId: 7,
+  jobName: 'backup',
   image: 'crondeck:1',
   reportUrl: 'http://crondeck/api/report',
   paused: false,
@@ -83,8 +84,8 @@ describe('cronJobNeedsUpdate', () => {
     ],
     [
       'an env value',
-      (c) => (pod(c).containers[0].env[10].value = '2'),
-      'spec.jobTemplate.spec.template.spec.containers.0.env.10.value',
+      (c) => (pod(c).containers[0].env[11].value = '2'),
+      'spec.jobTemplate.spec.template.spec.containers.0.env.11.value',
     ],
     [
       'an env var added',

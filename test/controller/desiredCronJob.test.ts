@@ -10,6 +10,7 @@ import { scheduledJob, scheduledJobArbitrary } from './support/arbitraries';
 
 const context: CronJobContext = {
   jobId: 42,
+  jobName: 'nightly-backup',
   image: 'ghcr.io/crondeck/crondeck:0.1.0',
   reportUrl: 'http://crondeck.crondeck-system.svc:7433/api/report',
   paused: false,
@@ -112,6 +113,7 @@ describe('desiredCronJob without spec.image (one container runs crondeck run)', 
     expect(run!.env).toEqual([
       { name: 'CRONDECK_REPORT_URL', value: context.reportUrl },
       { name: 'CRONDECK_JOB_ID', value: '42' },
+      { name: 'CRONDECK_JOB_NAME', value: 'nightly-backup' },
       { name: 'CRONDECK_COMMAND', value: 'pg_dump "$DB" > /tmp/dump.sql' },
       { name: 'CRONDECK_TIMEOUT', value: '600' },
       { name: 'CRONDECK_RETRY_MAX_ATTEMPTS', value: '2' },

@@ -2,7 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { shellQuote, SIDECAR_FILES, sidecarScript } from '../../src/controller/desired/sidecarScript';
+import { sidecarScript } from '../../src/controller/desired/sidecarScript';
+import { shellQuote } from '../../src/runner/shellQuote';
+import { SUPERVISE_FILES } from '../../src/runner/superviseFiles';
 
 /** Polls for a file: the script is driven by files, so the test waits for them, without timing asserts. */
 async function waitForFile(path: string): Promise<string> {
@@ -30,9 +32,12 @@ function liveProcessesInGroup(pgid: number): string[] {
 
 /** Plays the runner's side of one attempt: command file, then the start marker. */
 function startAttempt(dir: string, attempt: number, command: string): void {
-  writeFileSync(join(dir, `${SIDECAR_FILES.command(attempt)}.tmp`), command);
-  renameSync(join(dir, `${SIDECAR_FILES.command(attempt)}.tmp`), join(dir, SIDECAR_FILES.command(attempt)));
-  writeFileSync(join(dir, SIDECAR_FILES.start(attempt)), '');
+  writeFileSync(join(dir, `${SUPERVISE_FILES.command(attempt)}.tmp`), command);
+  renameSync(
+    join(dir, `${SUPERVISE_FILES.command(attempt)}.tmp`),
+    join(dir, SUPERVISE_FILES.command(attempt)),
+  );
+  writeFileSync(join(dir, SUPERVISE_FILES.start(attempt)), '');
 }
 
 const children: ChildProcess[] = [];
@@ -53,33 +58,33 @@ describe('the job container script of the sidecar layout', () => {
     const child = runScript(dir);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
-    expect(Number(await waitForFile(join(dir, SIDECAR_FILES.ready)))).toBe(child.pid);
+    expect(Number(await waitForFile(join(dir, SUPERVISE_FILES.ready)))).toBe(child.pid);
 
     startAttempt(dir, 0, 'echo "out $0"; echo err >&2; exit 3');
-    expect(await waitForFile(join(dir, SIDECAR_FILES.exit(0)))).toBe('3\n');
-    expect(readFileSync(join(dir, SIDECAR_FILES.stdout(0)), 'utf8')).toBe('out sh\n');
-    expect(readFileSync(join(dir, SIDECAR_FILES.stderr(0)), 'utf8')).toBe('err\n');
+    expect(await waitForFile(join(dir, SUPERVISE_FILES.exit(0)))).toBe('3\n');
+    expect(readFileSync(join(dir, SUPERVISE_FILES.stdout(0)), 'utf8')).toBe('out sh\n');
+    expect(readFileSync(join(dir, SUPERVISE_FILES.stderr(0)), 'utf8')).toBe('err\n');
 
     // A timed-out attempt: the runner signals its process group (setsid exists here), which reaches
     // the grandchildren too.
     startAttempt(dir, 1, 'sleep 60 & sleep 61; echo never');
-    const pid = Number(await waitForFile(join(dir, SIDECAR_FILES.pid(1))));
+    const pid = Number(await waitForFile(join(dir, SUPERVISE_FILES.pid(1))));
     await new Promise((resolve) => setTimeout(resolve, 200));
     process.kill(-pid, 'SIGTERM');
-    expect(await waitForFile(join(dir, SIDECAR_FILES.exit(1)))).toBe('143\n');
-    expect(readFileSync(join(dir, SIDECAR_FILES.stdout(1)), 'utf8')).toBe('');
+    expect(await waitForFile(join(dir, SUPERVISE_FILES.exit(1)))).toBe('143\n');
+    expect(readFileSync(join(dir, SUPERVISE_FILES.stdout(1)), 'utf8')).toBe('');
     expect(liveProcessesInGroup(pid)).toEqual([]);
 
     startAttempt(dir, 2, 'exit 0');
-    expect(await waitForFile(join(dir, SIDECAR_FILES.exit(2)))).toBe('0\n');
+    expect(await waitForFile(join(dir, SUPERVISE_FILES.exit(2)))).toBe('0\n');
 
-    writeFileSync(join(dir, SIDECAR_FILES.done), '7\n');
+    writeFileSync(join(dir, SUPERVISE_FILES.done), '7\n');
     expect(await exited).toBe(7);
   });
 
   it('exits 1 when the done file does not hold a number', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'crondeck-sidecar-'));
-    writeFileSync(join(dir, SIDECAR_FILES.done), 'oops');
+    writeFileSync(join(dir, SUPERVISE_FILES.done), 'oops');
     const child = runScript(dir);
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(1);
   });

@@ -84,3 +84,14 @@ export async function until<T>(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/**
+ * A yearly schedule whose last fire time was a few minutes ago. The controller counts the fire
+ * times between a Job's own and its end (real time, as the emulator sets it) as skipped; on this
+ * schedule there are none, whatever day the suite runs.
+ */
+export function recentYearlyFire(): { schedule: string; firedAt: (minutesLater?: number) => Date } {
+  const at = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 5 * 60_000);
+  const schedule = `${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
+  return { schedule, firedAt: (minutesLater = 0) => new Date(at.getTime() + minutesLater * 60_000) };
+}

@@ -6,7 +6,7 @@ import { createTestDatabase } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { failPodBeforeStart, runPod } from '../support/kube/kubelet';
 import { startTestService, type TestService } from '../support/service';
-import { NAMESPACE, REPORT_SECRET, runController, startCluster, until } from './cluster';
+import { NAMESPACE, recentYearlyFire, REPORT_SECRET, runController, startCluster, until } from './cluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -21,6 +21,7 @@ describe('the full loop on the emulated cluster', () => {
   let service: TestService;
   let receiver: Receiver;
   let stopController: () => Promise<void>;
+  const yearly = recentYearlyFire();
 
   beforeAll(async () => {
     const cluster = await startCluster();
@@ -44,7 +45,8 @@ describe('the full loop on the emulated cluster', () => {
         kind: 'ScheduledJob',
         metadata: { name: 'loop' },
         spec: {
-          schedule: '* * * * *',
+          schedule: yearly.schedule,
+          timeZone: 'UTC',
           command: 'echo out; echo err >&2; exit 3',
           retry: { maxAttempts: 1, baseDelay: 0 },
           onFailure: `${receiver.url}/hook`,
@@ -62,8 +64,8 @@ describe('the full loop on the emulated cluster', () => {
   });
 
   /** The CronJob controller fires at `minute`, the Job controller makes the pod. */
-  function fire(minute: string): { job: Obj; pod: Obj } {
-    const job = emu.fireCronJob(NAMESPACE, 'loop', new Date(minute));
+  function fire(at: Date): { job: Obj; pod: Obj } {
+    const job = emu.fireCronJob(NAMESPACE, 'loop', at);
     emu.syncJob(NAMESPACE, job.metadata.name);
     const pod = emu
       .objects('pods', NAMESPACE)
@@ -75,7 +77,7 @@ describe('the full loop on the emulated cluster', () => {
 
   it('records every attempt a pod reports, alerts once, and the controller adds nothing', async () => {
     const { id } = (await findJobForResource(db.pool, NAMESPACE, 'loop'))!;
-    const { job, pod } = fire('2026-11-23T10:00:00Z');
+    const { job, pod } = fire(yearly.firedAt());
     expect(await runPod(emu, NAMESPACE, pod.metadata.name)).toBe(3);
     emu.syncJob(NAMESPACE, job.metadata.name);
 
@@ -102,7 +104,7 @@ describe('the full loop on the emulated cluster', () => {
 
   it('records a run whose pod never started from the Job’s end', async () => {
     const { id } = (await findJobForResource(db.pool, NAMESPACE, 'loop'))!;
-    const { job, pod } = fire('2026-11-23T10:01:00Z');
+    const { job, pod } = fire(yearly.firedAt(1));
     await failPodBeforeStart(emu, NAMESPACE, pod.metadata.name);
     emu.syncJob(NAMESPACE, job.metadata.name);
     const unreported = await until(

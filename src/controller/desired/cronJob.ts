@@ -12,8 +12,9 @@ export const DEFAULT_TTL_SECONDS_AFTER_FINISHED = 86_400;
 export const DEFAULT_TIME_ZONE = 'Etc/UTC';
 
 export interface CronJobContext {
-  /** The job's id in the service. */
+  /** The job's id and name in the service. */
   jobId: number;
+  jobName: string;
   /** The Crondeck image (it has `crondeck run`). */
   image: string;
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
@@ -65,6 +66,7 @@ export function desiredCronJob(scheduledJob: ScheduledJob, context: CronJobConte
             spec: runnerPodSpec({
               spec,
               jobId: context.jobId,
+              jobName: context.jobName,
               image: context.image,
               imagePullPolicy: context.imagePullPolicy,
               reportUrl: context.reportUrl,

@@ -8,7 +8,8 @@ import type {
 } from '@kubernetes/client-node';
 import type { ScheduledJobEnvVar, ScheduledJobSpec } from '../resources/scheduledJob';
 import { REPORT_TOKEN_KEY, RUNNER_ENV } from '../../runner/runnerEnvironment';
-import { SUPERVISE_DIR, sidecarScript } from './sidecarScript';
+import { SUPERVISE_DIR } from '../../runner/superviseFiles';
+import { sidecarScript } from './sidecarScript';
 
 /** The non-root user of the Crondeck image (distroless "nonroot"). */
 export const DEFAULT_RUN_AS_USER = 65532;
@@ -21,6 +22,7 @@ const TMP_VOLUME = 'tmp';
 export interface PodSpecInput {
   spec: ScheduledJobSpec;
   jobId: number;
+  jobName: string;
   /** The Crondeck image that has `crondeck run`. */
   image: string;
   imagePullPolicy?: string;
@@ -42,6 +44,7 @@ function runnerEnv(input: PodSpecInput): V1EnvVar[] {
   return [
     { name: RUNNER_ENV.reportUrl, value: input.reportUrl },
     { name: RUNNER_ENV.jobId, value: String(input.jobId) },
+    { name: RUNNER_ENV.jobName, value: input.jobName },
     { name: RUNNER_ENV.command, value: spec.command },
     { name: RUNNER_ENV.timeout, value: String(spec.timeout) },
     { name: RUNNER_ENV.retryMaxAttempts, value: String(spec.retry?.maxAttempts ?? 0) },

@@ -1,45 +1,14 @@
+import { shellQuote } from '../../runner/shellQuote';
+import { SUPERVISE_DIR } from '../../runner/superviseFiles';
+
 /**
- * The instruction protocol between the runner (`crondeck run --supervise`, a native sidecar) and
- * the job container (the user's image, running `sidecarScript()` with /bin/sh). Both share an
- * emptyDir at SUPERVISE_DIR, the process namespace and a UID. Files, for attempt n = 0, 1, ...:
- *
- *   ready          job container: written once at start (its shell's pid): the image runs
- *   <n>.command    runner: the command text (written to a temporary name, then renamed)
- *   <n>.start      runner: created after <n>.command is complete: run attempt n now
- *   <n>.pid        job container: pid of the attempt's shell. Where the image has `setsid` it
- *                  leads a process group of its own and the runner signals the group (-pid);
- *                  else the runner signals the pid and its descendants, which it finds in /proc
- *                  (the pod shares one process namespace). TERM on timeout, KILL after a grace
- *   <n>.stdout     job container: the attempt's standard output
- *   <n>.stderr     job container: the attempt's standard error
- *   <n>.exit       job container: the exit status (128 + signal when killed), written to
- *                  <n>.exit.tmp and renamed, so a reader never sees half of it
- *   done           runner: after the last attempt's report, holds the exit code the job container
- *                  exits with (0 when the run succeeded): the pod's phase follows it
- *
- * Sequence: job container writes `ready`; for each attempt the runner writes <n>.command and
- * <n>.start, waits for <n>.exit (signalling <n>.pid on timeout), reads the output files and
- * reports; then it writes <n+1>.* or `done`. The job container polls once a second, so the
- * script needs nothing but a POSIX shell with `sleep`, `cat` and `mv`.
+ * The job container's side of the instruction protocol with the runner (`crondeck run
+ * --supervise`, a native sidecar): the files and their order are described in
+ * runner/superviseFiles.ts. For each attempt the runner writes <n>.command and <n>.start; this
+ * script runs it, writing <n>.pid, <n>.stdout, <n>.stderr and <n>.exit; on `done` it exits with the
+ * code in it. It polls once a second, so it needs nothing but a POSIX shell with `sleep`, `cat` and
+ * `mv` (`setsid`, where the image has it, gives each attempt a process group of its own).
  */
-
-export const SUPERVISE_DIR = '/crondeck';
-
-export const SIDECAR_FILES = {
-  ready: 'ready',
-  done: 'done',
-  command: (attempt: number) => `${attempt}.command`,
-  start: (attempt: number) => `${attempt}.start`,
-  pid: (attempt: number) => `${attempt}.pid`,
-  stdout: (attempt: number) => `${attempt}.stdout`,
-  stderr: (attempt: number) => `${attempt}.stderr`,
-  exit: (attempt: number) => `${attempt}.exit`,
-} as const;
-
-/** Single-quotes a string for sh. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
 
 /** The job container's script (for `/bin/sh -c`), waiting in `dir` for the runner's instructions. */
 export function sidecarScript(dir: string = SUPERVISE_DIR, pollSeconds = 1): string {

@@ -22,7 +22,7 @@ export const JOB_ID_LABEL = 'crondeck.dev/job-id';
 
 /** The pure functions that say what the cluster should hold for a ScheduledJob (desired/). */
 export interface DesiredObjects {
-  cronJob(resource: ScheduledJob, context: { jobId: number; paused: boolean }): V1CronJob;
+  cronJob(resource: ScheduledJob, context: { jobId: number; jobName: string; paused: boolean }): V1CronJob;
   reportSecret(resource: ScheduledJob, token: string): V1Secret;
   cronJobNeedsUpdate(desired: V1CronJob, actual: V1CronJob): boolean;
 }
@@ -188,7 +188,7 @@ export class ScheduledJobReconciler {
   }
 
   private async ensureCronJob(resource: ScheduledJob, job: Job, paused: boolean): Promise<void> {
-    const desired = this.deps.desired.cronJob(resource, { jobId: job.id, paused });
+    const desired = this.deps.desired.cronJob(resource, { jobId: job.id, jobName: job.name, paused });
     const { namespace = '', name = '' } = desired.metadata ?? {};
     const actual = this.deps.caches.cronJobs.get(name, namespace);
     if (!actual) {
