@@ -171,8 +171,12 @@ export class ClusterClient {
     return this.core.createNamespacedSecret({ namespace, body, fieldManager: FIELD_MANAGER });
   }
 
-  replaceSecret(namespace: string, name: string, body: V1Secret): Promise<V1Secret> {
-    return this.core.replaceNamespacedSecret({ namespace, name, body, fieldManager: FIELD_MANAGER });
+  /** A merge patch: `{ data: { key: value } }` sets keys, `{ data: { key: null } }` removes them. */
+  patchSecret(namespace: string, name: string, patch: object): Promise<V1Secret> {
+    return this.core.patchNamespacedSecret(
+      { namespace, name, body: patch, fieldManager: FIELD_MANAGER },
+      MERGE_PATCH,
+    );
   }
 
   private sj(namespace: string) {

@@ -17,12 +17,14 @@ import { ClusterClient } from './clusterClient';
 import { ControllerMetrics } from './controllerMetrics';
 import { EventRecorder } from './events';
 import { LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from './desired/labels';
+import { LABEL_REPORT_TOKENS, reportTokenLocation } from './desired/reportTokens';
 import type { AlertConfigResource } from './resources/alertConfig';
 import type { ScheduledJob } from './resources/scheduledJob';
 import { RunReconciler } from './runs/runReconciler';
 import { type CachedInformer, startInformer, type WatchedKind } from './runtime/informer';
 import { LeaderElector } from './runtime/leaderElection';
 import { syncJobAlerts } from './scheduledJobs/jobAlerts';
+import { TokenSecrets, type TokenWaiter } from './scheduledJobs/tokenSecrets';
 import { WorkQueue } from './runtime/workQueue';
 import {
   type DesiredObjects,
@@ -53,6 +55,8 @@ export interface ControllerOptions {
   /** Every object is reconciled again this often, whatever the watches said (level-triggered). */
   resyncMs?: number;
   reportGraceMs?: number;
+  /** How long a batch of report-token keys gathers before it is written. */
+  tokenLingerMs?: number;
   leaseDurationMs?: number;
   retryPeriodMs?: number;
 }
@@ -81,6 +85,7 @@ export class ControllerManager {
   } | null = null;
   private workers: Promise<void>[] = [];
   private scheduledJobReconciler!: ScheduledJobReconciler;
+  private tokens!: TokenSecrets;
   private runReconciler!: RunReconciler;
   private resyncTimer: NodeJS.Timeout | undefined;
   private acting = false;
@@ -177,7 +182,7 @@ export class ControllerManager {
     );
     const secrets = watch(
       managed('secrets', cluster.secretsPath(ns), (n, l) => cluster.listSecrets(n, l)),
-      enqueueOwner,
+      (secret, event) => this.tokenSecretChanged(secret, event),
     );
     const jobs = watch(
       managed('jobs', cluster.jobsPath(ns), (n, l) => cluster.listJobs(n, l)),
@@ -189,10 +194,20 @@ export class ControllerManager {
     this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, secrets };
 
     const events = new EventRecorder(cluster.core, 'crondeck-controller', options.identity, logger);
+    const sjKey = ({ namespace, name }: TokenWaiter) => `sj/${namespace}/${name}`;
+    this.tokens = new TokenSecrets({
+      cluster,
+      secrets,
+      logger,
+      written: (waiter) => this.queue.add(sjKey(waiter)),
+      failed: (waiter) => this.queue.addRateLimited(sjKey(waiter)),
+      lingerMs: options.tokenLingerMs,
+    });
     this.scheduledJobReconciler = new ScheduledJobReconciler({
       pool: options.pool,
       cluster,
-      caches: { scheduledJobs, cronJobs, secrets },
+      caches: { scheduledJobs, cronJobs },
+      tokens: this.tokens,
       desired: options.desired,
       events,
       reportSecret: options.reportSecret,
@@ -241,6 +256,23 @@ export class ControllerManager {
   resync(): void {
     for (const resource of this.informers?.scheduledJobs.list() ?? []) this.enqueue('sj', resource);
     for (const job of this.informers?.jobs.list() ?? []) this.enqueue('run', job);
+  }
+
+  /**
+   * A report-token Secret changed. Our own batches only add keys; a key or a whole Secret removed
+   * by hand is put back by reconciling the ScheduledJobs whose key is now missing.
+   */
+  private tokenSecretChanged(secret: V1Secret, event: 'add' | 'update' | 'delete'): void {
+    if (!secret.metadata?.labels?.[LABEL_REPORT_TOKENS]) return;
+    this.tokens.seen(secret);
+    const namespace = secret.metadata.namespace ?? '';
+    for (const resource of this.informers?.scheduledJobs.list(namespace) ?? []) {
+      const jobId = resource.status?.jobId;
+      if (typeof jobId !== 'number') continue;
+      const { secretName, key } = reportTokenLocation(jobId);
+      if (secretName !== secret.metadata.name) continue;
+      if (event === 'delete' || !secret.data?.[key]) this.enqueue('sj', resource);
+    }
   }
 
   private enqueue(kind: Kind, object: KubernetesObject): void {

@@ -12,7 +12,6 @@ import { migrate } from '../store/migrate';
 import { ControllerManager, type ControllerOptions } from './controllerManager';
 import { desiredCronJob } from './desired/cronJob';
 import { cronJobNeedsUpdate } from './desired/cronJobNeedsUpdate';
-import { desiredReportSecret } from './desired/reportSecret';
 import type { DesiredObjects } from './scheduledJobs/scheduledJobReconciler';
 
 export interface RunningController {
@@ -38,7 +37,6 @@ export function desiredObjects(settings: {
         reportUrl: settings.reportUrl,
         defaultTimeZone: settings.defaultTimeZone,
       }),
-    reportSecret: desiredReportSecret,
     cronJobNeedsUpdate,
   };
 }

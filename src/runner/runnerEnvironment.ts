@@ -16,7 +16,7 @@ export const RUNNER_ENV = {
   retryMaxAttempts: 'CRONDECK_RETRY_MAX_ATTEMPTS',
   /** Seconds before the first retry; doubled for each further one, at most 300. */
   retryBaseDelay: 'CRONDECK_RETRY_BASE_DELAY',
-  /** The per-job report token, from the job's Secret (never written into the CronJob). */
+  /** The job's report token, from its key in the namespace's token Secret (never in the CronJob). */
   reportToken: 'CRONDECK_REPORT_TOKEN',
   /** The pod's uid and name (downward API): with the attempt, the idempotency key of a report. */
   podUid: 'CRONDECK_POD_UID',
@@ -26,6 +26,3 @@ export const RUNNER_ENV = {
   /** Sidecar layout only: the shared directory of the instruction protocol (sidecarScript.ts). */
   superviseDir: 'CRONDECK_SUPERVISE_DIR',
 } as const;
-
-/** Key of the report token in the job's Secret. */
-export const REPORT_TOKEN_KEY = 'token';

@@ -81,10 +81,15 @@ export async function resourceOfJob(db: Queryable, jobId: number): Promise<Omit<
 }
 
 /** Removes the row of a deleted ScheduledJob (its executions go with it); false when there was none. */
-export async function deleteJobForResource(db: Queryable, namespace: string, name: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    'DELETE FROM jobs WHERE resource_namespace = $1 AND resource_name = $2',
+/** Deletes the job of a resource; resolves to its id, or null when there was none. */
+export async function deleteJobForResource(
+  db: Queryable,
+  namespace: string,
+  name: string,
+): Promise<number | null> {
+  const { rows } = await db.query<{ id: number }>(
+    'DELETE FROM jobs WHERE resource_namespace = $1 AND resource_name = $2 RETURNING id',
     [namespace, name],
   );
-  return (rowCount ?? 0) > 0;
+  return rows[0]?.id ?? null;
 }

@@ -1,7 +1,7 @@
 import type { V1Container, V1CronJob, V1PodSpec } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { type CronJobContext, desiredCronJob } from '../../src/controller/desired/cronJob';
-import { desiredReportSecret } from '../../src/controller/desired/reportSecret';
+import { desiredTokenSecret, reportTokenLocation } from '../../src/controller/desired/reportTokens';
 import { RUNNER_ENV } from '../../src/runner/runnerEnvironment';
 import { sidecarScript } from '../../src/controller/desired/sidecarScript';
 import { scheduledJobCrd } from '../../src/controller/crds/definitions';
@@ -120,7 +120,7 @@ describe('desiredCronJob without spec.image (one container runs crondeck run)', 
       { name: 'CRONDECK_RETRY_BASE_DELAY', value: '10' },
       {
         name: 'CRONDECK_REPORT_TOKEN',
-        valueFrom: { secretKeyRef: { name: 'nightly-backup-report-token', key: 'token' } },
+        valueFrom: { secretKeyRef: { name: 'crondeck-report-tokens-0', key: 'job-42' } },
       },
       { name: 'CRONDECK_POD_UID', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.uid' } } },
       {
@@ -256,30 +256,28 @@ describe('desiredCronJob rules', () => {
     const job = scheduledJob('a', base);
     const token = 'tok-5b1f0c3e9a';
     expect(JSON.stringify(desiredCronJob(job, context))).not.toContain(token);
-    expect(JSON.stringify(desiredReportSecret(job, token))).not.toContain(token);
   });
 });
 
-describe('desiredReportSecret', () => {
-  it('is an Opaque Secret owned by the ScheduledJob with the token under "token"', () => {
-    const job = scheduledJob('nightly-backup', { schedule: '@daily', command: 'true' });
-    const secret = desiredReportSecret(job, 's3cret');
+describe('the report tokens’ Secrets', () => {
+  it('keep a job’s token under job-<id>, 4,096 jobs to a Secret', () => {
+    expect(reportTokenLocation(1)).toEqual({ secretName: 'crondeck-report-tokens-0', key: 'job-1' });
+    expect(reportTokenLocation(4095)).toEqual({ secretName: 'crondeck-report-tokens-0', key: 'job-4095' });
+    expect(reportTokenLocation(4096)).toEqual({ secretName: 'crondeck-report-tokens-1', key: 'job-4096' });
+  });
+
+  it('are Opaque Secrets the controller’s watch sees (managed-by) and the real schema accepts', () => {
+    const secret = desiredTokenSecret('team-a', 'crondeck-report-tokens-0', { 'job-1': 'czNjcmV0' });
     expect(secret).toEqual({
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: {
-        name: 'nightly-backup-report-token',
+        name: 'crondeck-report-tokens-0',
         namespace: 'team-a',
-        labels: {
-          'app.kubernetes.io/managed-by': 'crondeck',
-          'crondeck.dev/scheduled-job': 'nightly-backup',
-        },
-        ownerReferences: [
-          expect.objectContaining({ kind: 'ScheduledJob', uid: job.metadata.uid, controller: true }),
-        ],
+        labels: { 'app.kubernetes.io/managed-by': 'crondeck', 'crondeck.dev/report-tokens': 'true' },
       },
       type: 'Opaque',
-      data: { token: Buffer.from('s3cret').toString('base64') },
+      data: { 'job-1': 'czNjcmV0' },
     });
     expect(validateKubernetesObject(secret)).toEqual({ valid: true, errors: [] });
   });
@@ -288,17 +286,13 @@ describe('desiredReportSecret', () => {
 describe('every generated input', () => {
   const crd = scheduledJobCrd();
 
-  it('gives a ScheduledJob the CRD accepts, and a CronJob and Secret the real schemas accept', () => {
+  it('gives a ScheduledJob the CRD accepts, and a CronJob the real schema accepts', () => {
     fc.assert(
       fc.property(scheduledJobArbitrary, fc.boolean(), ({ input, job }, paused) => {
         const resource = { ...job, spec: input };
         expect(validateAgainstCrd(resource, crd)).toEqual({ valid: true, errors: [] });
         const cronJob = desiredCronJob(job, { ...context, paused });
         expect(validateKubernetesObject(cronJob)).toEqual({ valid: true, errors: [] });
-        expect(validateKubernetesObject(desiredReportSecret(job, 'token'))).toEqual({
-          valid: true,
-          errors: [],
-        });
 
         // What the OpenAPI schema cannot say but the server checks (08-cronjob's 422s):
         const name = cronJob.metadata!.name!;

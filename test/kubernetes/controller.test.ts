@@ -41,7 +41,7 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
     await db.close();
   });
 
-  it('turns a ScheduledJob into a valid CronJob and token Secret, with a job row and a Ready status', async () => {
+  it('turns a ScheduledJob into a valid CronJob and a token key, with a job row and a Ready status', async () => {
     controller = await runController(kc, db);
     await create('backup', {
       schedule: '0 3 * * *',
@@ -70,9 +70,15 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
       timezone: 'Europe/Berlin',
       retry: { maxAttempts: 2 },
     });
-    const secret = (await until(() => get('secrets', 'backup-report-token'), 'the Secret')) as V1Secret;
+    const secret = (await until(() => get('secrets', 'crondeck-report-tokens-0'), 'the Secret')) as V1Secret;
     expect(validateKubernetesObject(secret)).toEqual({ valid: true, errors: [] });
-    expect(Buffer.from(secret.data!.token!, 'base64').toString()).toBe(reportTokenFor(REPORT_SECRET, job.id));
+    expect(Buffer.from(secret.data![`job-${job.id}`]!, 'base64').toString()).toBe(
+      reportTokenFor(REPORT_SECRET, job.id),
+    );
+    expect(cronJob.spec?.jobTemplate.spec?.template.spec?.containers[0]?.env).toContainEqual({
+      name: 'CRONDECK_REPORT_TOKEN',
+      valueFrom: { secretKeyRef: { name: 'crondeck-report-tokens-0', key: `job-${job.id}` } },
+    });
     // The token reaches the pod from the Secret, never in plain text in the CronJob.
     expect(JSON.stringify(cronJob)).not.toContain(reportTokenFor(REPORT_SECRET, job.id));
 
@@ -126,18 +132,63 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
     expect(await findJobForResource(db.pool, NAMESPACE, 'never')).toBeNull();
   });
 
-  it('removes the job’s rows through its finalizer when the ScheduledJob is deleted, and the CronJob goes with it', async () => {
+  it('removes the job’s rows and token through its finalizer when the ScheduledJob is deleted, and the CronJob goes with it', async () => {
     controller = await runController(kc, db);
     await create('gone', { schedule: '@hourly', command: 'true' });
-    await until(() => ready('gone')?.status === 'True', 'Ready');
+    await create('stays', { schedule: '@hourly', command: 'true' });
+    await until(() => ready('gone')?.status === 'True' && ready('stays')?.status === 'True', 'Ready');
+    const gone = (await findJobForResource(db.pool, NAMESPACE, 'gone'))!;
+    const stays = (await findJobForResource(db.pool, NAMESPACE, 'stays'))!;
+    const tokens = () => Object.keys(get('secrets', 'crondeck-report-tokens-0')?.data ?? {}).sort();
+    expect(tokens()).toEqual([`job-${gone.id}`, `job-${stays.id}`].sort());
+
     await custom.deleteNamespacedCustomObject({ ...sj, name: 'gone' });
     await until(() => !get('scheduledjobs', 'gone'), 'the ScheduledJob gone');
     expect(await findJobForResource(db.pool, NAMESPACE, 'gone')).toBeNull();
-    await until(
-      () => !get('cronjobs', 'gone') && !get('secrets', 'gone-report-token'),
-      'the owned objects collected',
+    // The key was removed before the finalizer let the resource go.
+    expect(tokens()).toEqual([`job-${stays.id}`]);
+    await until(() => !get('cronjobs', 'gone'), 'the owned CronJob collected');
+  });
+
+  it('puts back a token key or a token Secret deleted by hand', async () => {
+    controller = await runController(kc, db);
+    await create('kept', { schedule: '@hourly', command: 'true' });
+    await until(() => ready('kept')?.status === 'True', 'Ready');
+    const { id } = (await findJobForResource(db.pool, NAMESPACE, 'kept'))!;
+    const key = `job-${id}`;
+    const cluster = controller.manager.cluster;
+
+    await cluster.patchSecret(NAMESPACE, 'crondeck-report-tokens-0', { data: { [key]: null } });
+    await until(() => get('secrets', 'crondeck-report-tokens-0')?.data?.[key], 'the key put back');
+
+    await cluster.core.deleteNamespacedSecret({ namespace: NAMESPACE, name: 'crondeck-report-tokens-0' });
+    await until(() => get('secrets', 'crondeck-report-tokens-0')?.data?.[key], 'the Secret put back');
+    expect(Buffer.from(get('secrets', 'crondeck-report-tokens-0')!.data[key], 'base64').toString()).toBe(
+      reportTokenFor(REPORT_SECRET, id),
     );
   });
+
+  it('costs three writes per new ScheduledJob (finalizer, CronJob, status), the token keys written in batches', async () => {
+    controller = await runController(kc, db);
+    emu.resetRequestCounts();
+    const names = Array.from({ length: 40 }, (_, i) => `batch-${i}`);
+    await Promise.all(names.map((name) => create(name, { schedule: '@daily', command: `echo ${name}` })));
+    await until(() => names.every((name) => ready(name)?.status === 'True'), 'all Ready', 60_000);
+    const counts = emu.requestCounts();
+    const writesTo = (resource: string) =>
+      ['create', 'update', 'patch', 'delete'].reduce(
+        (sum, verb) => sum + (counts[`${verb} ${resource}`] ?? 0),
+        0,
+      );
+    expect(writesTo('scheduledjobs')).toBe(names.length + names.length); // kubectl's creates + finalizers
+    expect(writesTo('scheduledjobs/status')).toBe(names.length);
+    expect(writesTo('cronjobs')).toBe(names.length);
+    expect(writesTo('events')).toBe(0);
+    expect(writesTo('secrets')).toBeGreaterThanOrEqual(1);
+    expect(writesTo('secrets')).toBeLessThanOrEqual(names.length / 5);
+    const secret = get('secrets', 'crondeck-report-tokens-0')!;
+    expect(Object.keys(secret.data)).toHaveLength(names.length);
+  }, 90_000);
 
   it('writes nothing over a resync once converged, and a restart creates no duplicates', async () => {
     controller = await runController(kc, db);
@@ -158,8 +209,8 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
       }
     };
     await settled();
-    // Per new object: the finalizer, the token Secret, the CronJob, an Event and the status.
-    expect(writes()).toBeLessThanOrEqual(3 * 5);
+    // Per new object: the finalizer, the CronJob and the status; the token keys in one batch or two.
+    expect(writes()).toBeLessThanOrEqual(3 * 3 + 2);
     emu.resetRequestCounts();
     controller.manager.resync();
     await settled();
@@ -172,9 +223,7 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
     controller.manager.resync();
     await settled();
     expect(emu.objects('cronjobs', NAMESPACE)).toHaveLength(3);
-    expect(
-      emu.objects('secrets', NAMESPACE).filter((s) => s.metadata.name.endsWith('-report-token')),
-    ).toHaveLength(3);
+    expect(Object.keys(get('secrets', 'crondeck-report-tokens-0')!.data)).toHaveLength(3);
     expect((await db.pool.query('SELECT id FROM jobs ORDER BY id')).rows).toEqual(rowsBefore);
     expect(writes()).toBe(0);
   });

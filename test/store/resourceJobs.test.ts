@@ -96,8 +96,8 @@ describe('rows that mirror ScheduledJobs', () => {
       input({ name: 'gone' }),
       null,
     );
-    expect(await deleteJobForResource(db.pool, 'team-c', 'gone')).toBe(true);
+    expect(await deleteJobForResource(db.pool, 'team-c', 'gone')).toBe(job.id);
     expect(await findJob(db.pool, job.id)).toBeNull();
-    expect(await deleteJobForResource(db.pool, 'team-c', 'gone')).toBe(false);
+    expect(await deleteJobForResource(db.pool, 'team-c', 'gone')).toBeNull();
   });
 });

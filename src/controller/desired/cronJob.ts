@@ -1,7 +1,7 @@
 import type { V1CronJob } from '@kubernetes/client-node';
 import type { ScheduledJob } from '../resources/scheduledJob';
 import { managedLabels } from './labels';
-import { cronJobNameFor, reportSecretNameFor } from './names';
+import { cronJobNameFor } from './names';
 import { scheduledJobOwnerReference } from './ownerReference';
 import { runnerPodSpec } from './podSpec';
 import { runDeadlineSeconds } from './runDeadline';
@@ -70,7 +70,6 @@ export function desiredCronJob(scheduledJob: ScheduledJob, context: CronJobConte
               image: context.image,
               imagePullPolicy: context.imagePullPolicy,
               reportUrl: context.reportUrl,
-              reportSecretName: reportSecretNameFor(name),
               runAsUser: context.runAsUser,
               runAsGroup: context.runAsGroup,
             }),

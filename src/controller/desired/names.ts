@@ -5,14 +5,8 @@ import { boundedName } from '../resources/hashedName';
  * Job name becomes a 63-character label value, so the API server refuses CronJob names over 52.
  */
 export const MAX_CRONJOB_NAME_LENGTH = 52;
-export const MAX_SECRET_NAME_LENGTH = 253;
 
 /** The CronJob of a ScheduledJob: its name, or a prefix and a hash when that is longer than 52. */
 export function cronJobNameFor(scheduledJobName: string): string {
   return boundedName(scheduledJobName, MAX_CRONJOB_NAME_LENGTH);
-}
-
-/** The Secret that holds the job's report token. */
-export function reportSecretNameFor(scheduledJobName: string): string {
-  return boundedName(`${scheduledJobName}-report-token`, MAX_SECRET_NAME_LENGTH);
 }

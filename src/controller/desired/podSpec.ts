@@ -7,7 +7,8 @@ import type {
   V1SecurityContext,
 } from '@kubernetes/client-node';
 import type { ScheduledJobEnvVar, ScheduledJobSpec } from '../resources/scheduledJob';
-import { REPORT_TOKEN_KEY, RUNNER_ENV } from '../../runner/runnerEnvironment';
+import { RUNNER_ENV } from '../../runner/runnerEnvironment';
+import { reportTokenLocation } from './reportTokens';
 import { SUPERVISE_DIR } from '../../runner/superviseFiles';
 import { sidecarScript } from './sidecarScript';
 
@@ -27,7 +28,6 @@ export interface PodSpecInput {
   image: string;
   imagePullPolicy?: string;
   reportUrl: string;
-  reportSecretName: string;
   runAsUser?: number;
   runAsGroup?: number;
 }
@@ -38,6 +38,11 @@ const CONTAINER_SECURITY_CONTEXT: V1SecurityContext = {
   capabilities: { drop: ['ALL'] },
   readOnlyRootFilesystem: true,
 };
+
+function tokenKeyRef(jobId: number): { name: string; key: string } {
+  const { secretName, key } = reportTokenLocation(jobId);
+  return { name: secretName, key };
+}
 
 function runnerEnv(input: PodSpecInput): V1EnvVar[] {
   const { spec } = input;
@@ -51,7 +56,7 @@ function runnerEnv(input: PodSpecInput): V1EnvVar[] {
     { name: RUNNER_ENV.retryBaseDelay, value: String(spec.retry?.baseDelay ?? 0) },
     {
       name: RUNNER_ENV.reportToken,
-      valueFrom: { secretKeyRef: { name: input.reportSecretName, key: REPORT_TOKEN_KEY } },
+      valueFrom: { secretKeyRef: tokenKeyRef(input.jobId) },
     },
     { name: RUNNER_ENV.podUid, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.uid' } } },
     { name: RUNNER_ENV.podName, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } },

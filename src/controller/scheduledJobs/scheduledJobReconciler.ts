@@ -1,4 +1,4 @@
-import type { ObjectCache, V1CronJob, V1Secret } from '@kubernetes/client-node';
+import type { ObjectCache, V1CronJob } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
 import type { Clock } from '../../domain/clock';
 import { effectiveTimeZone, type Job } from '../../domain/job';
@@ -14,6 +14,7 @@ import type { EventRecorder } from '../events';
 import type { ScheduledJob } from '../resources/scheduledJob';
 import { jobInputOfScheduledJob } from './jobInput';
 import { desiredStatus, type ObservedJob, type Readiness, statusDiffers } from './status';
+import type { TokenSecrets } from './tokenSecrets';
 
 /** Held on every ScheduledJob so that its job's rows go when it goes. */
 export const CLEANUP_FINALIZER = 'crondeck.dev/cleanup';
@@ -23,7 +24,6 @@ export const JOB_ID_LABEL = 'crondeck.dev/job-id';
 /** The pure functions that say what the cluster should hold for a ScheduledJob (desired/). */
 export interface DesiredObjects {
   cronJob(resource: ScheduledJob, context: { jobId: number; jobName: string; paused: boolean }): V1CronJob;
-  reportSecret(resource: ScheduledJob, token: string): V1Secret;
   cronJobNeedsUpdate(desired: V1CronJob, actual: V1CronJob): boolean;
 }
 
@@ -33,8 +33,9 @@ export interface ScheduledJobReconcilerDeps {
   caches: {
     scheduledJobs: ObjectCache<ScheduledJob>;
     cronJobs: ObjectCache<V1CronJob>;
-    secrets: ObjectCache<V1Secret>;
   };
+  /** The report tokens' keys in the namespaces' shared Secrets, written in batches. */
+  tokens: TokenSecrets;
   desired: DesiredObjects;
   events: EventRecorder;
   /** Secret behind the per-job report tokens, shared with the service. */
@@ -61,11 +62,15 @@ const AFTER_FIRE_MS = 30_000;
 /**
  * Makes the cluster and the database hold what one ScheduledJob says, idempotently: whatever state
  * it starts from, the same resource leads to the same writes, and a second pass writes nothing.
- * 1. deleted → remove the job's rows, then the finalizer (the CronJob and Secret go with their owner);
+ * 1. deleted → remove the job's rows and its token's key, then the finalizer (the CronJob goes
+ *    with its owner);
  * 2. the finalizer, so that 1 happens;
  * 3. the job row (same id across edits and restarts; a spec the domain refuses gets Ready=False);
- * 4. the report token's Secret, then the CronJob, each written only when it differs;
- * 5. the status (jobId, runs, Ready), written only when it differs.
+ * 4. the report token's key: when it is not in place, it is asked for and the reconcile ends here
+ *    (the batch that writes it reconciles the resource again), so Ready means a run can start;
+ * 5. the CronJob, written only when it differs;
+ * 6. the status (jobId, runs, Ready), written only when it differs.
+ * A new ScheduledJob so costs three writes of its own: the finalizer, the CronJob and the status.
  */
 export class ScheduledJobReconciler {
   private readonly nextRuns = new NextRunCache();
@@ -122,9 +127,13 @@ export class ScheduledJobReconciler {
       return {};
     }
 
+    const token = reportTokenFor(this.deps.reportSecret, job.id);
+    if (!this.deps.tokens.inPlace(namespace, job.id, token)) {
+      this.deps.tokens.request(namespace, job.id, token, { namespace, name });
+      return {};
+    }
     const now = this.deps.clock.now();
     const paused = isPausedAt(await readSchedulerState(this.deps.pool), now);
-    await this.ensureSecret(resource, job);
     await this.ensureCronJob(resource, job, paused);
     await this.deps.syncAlerts?.(resource, job);
 
@@ -149,7 +158,10 @@ export class ScheduledJobReconciler {
   private async finalize(resource: ScheduledJob): Promise<void> {
     const { namespace = '', name = '', finalizers = [] } = resource.metadata;
     if (!finalizers.includes(CLEANUP_FINALIZER)) return;
-    await deleteJobForResource(this.deps.pool, namespace, name);
+    const deletedId = await deleteJobForResource(this.deps.pool, namespace, name);
+    // The status names the job too: a finalize cut short after the row went still frees the key.
+    const jobId = deletedId ?? resource.status?.jobId ?? null;
+    if (jobId !== null) await this.deps.tokens.release(namespace, jobId);
     try {
       await this.deps.cluster.patchScheduledJob(namespace, name, {
         metadata: {
@@ -162,29 +174,6 @@ export class ScheduledJobReconciler {
     }
     this.deps.events.forget(resource.metadata.uid);
     this.statusWritten.delete(resource.metadata.uid ?? '');
-  }
-
-  private async ensureSecret(resource: ScheduledJob, job: Job): Promise<void> {
-    const desired = this.deps.desired.reportSecret(resource, reportTokenFor(this.deps.reportSecret, job.id));
-    const { namespace = '', name = '' } = desired.metadata ?? {};
-    const actual = this.deps.caches.secrets.get(name, namespace);
-    if (!actual) {
-      try {
-        await this.deps.cluster.createSecret(namespace, desired);
-      } catch (error) {
-        // Created meanwhile (the cache lags behind our own write): the next pass compares it.
-        if (statusOf(error) !== 409) throw error;
-      }
-      return;
-    }
-    const token = (s: V1Secret) =>
-      s.data?.token ?? (s.stringData?.token ? b64(s.stringData.token) : undefined);
-    if (token(actual) !== token(desired)) {
-      await this.deps.cluster.replaceSecret(namespace, name, {
-        ...desired,
-        metadata: { ...desired.metadata, resourceVersion: actual.metadata?.resourceVersion },
-      });
-    }
   }
 
   private async ensureCronJob(resource: ScheduledJob, job: Job, paused: boolean): Promise<void> {
@@ -201,7 +190,7 @@ export class ScheduledJobReconciler {
         }
         throw error;
       }
-      await this.deps.events.record(resource, 'Normal', 'CronJobCreated', `created CronJob ${name}`);
+      // No Event: a new CronJob is routine, and the Ready condition says so.
       return;
     }
     if (!this.deps.desired.cronJobNeedsUpdate(desired, actual)) return;
@@ -257,10 +246,6 @@ export class ScheduledJobReconciler {
 function adoptedId(resource: ScheduledJob): number | null {
   const value = Number(resource.metadata.labels?.[JOB_ID_LABEL]);
   return Number.isInteger(value) && value > 0 ? value : null;
-}
-
-function b64(text: string): string {
-  return Buffer.from(text).toString('base64');
 }
 
 /** The API server's message in a refusal (its Status body). */
