@@ -453,7 +453,7 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 30_00
 /** Every process the harness started and has not seen exit, so that `stopAll` can end them. */
 const children = new Set<ChildProcess>();
 
-function track(child: ChildProcess): ChildProcess {
+export function track(child: ChildProcess): ChildProcess {
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -477,7 +477,7 @@ export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> 
   });
 }
 
-function residentBytes(pid: number): number {
+export function residentBytes(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);

@@ -11,6 +11,16 @@ declare module 'autocannon' {
     duration?: number;
     pipelining?: number;
     timeout?: number;
+    /** Requests sent in turn; `setupRequest` may change each one (path, headers, body) as it goes. */
+    requests?: AutocannonRequest[];
+  }
+
+  interface AutocannonRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
   }
 
   interface Histogram {

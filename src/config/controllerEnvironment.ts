@@ -16,6 +16,8 @@ export interface ControllerEnvironment {
   identity: string;
   leaderElection: boolean;
   healthPort: number;
+  /** Every ScheduledJob and Job is reconciled again this often, whatever the watches said. */
+  resyncSeconds: number;
 }
 
 const schema = z.object({
@@ -38,6 +40,11 @@ const schema = z.object({
     .min(0)
     .max(65535)
     .default(8081),
+  CRONDECK_RESYNC_SECONDS: z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(10, { error: 'must be at least 10 seconds' })
+    .default(600),
 });
 
 /** Parses the controller's environment, or throws one message naming every bad variable. */
@@ -60,5 +67,6 @@ export function readControllerEnvironment(env: NodeJS.ProcessEnv): ControllerEnv
     identity: e.POD_NAME ?? e.HOSTNAME ?? `crondeck-controller-${process.pid}`,
     leaderElection: e.CRONDECK_LEADER_ELECTION === 'true',
     healthPort: e.CRONDECK_HEALTH_PORT,
+    resyncSeconds: e.CRONDECK_RESYNC_SECONDS,
   };
 }

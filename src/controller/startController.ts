@@ -87,6 +87,7 @@ export async function startController(options: {
     leaderElection: controllerEnv.leaderElection,
     clock,
     logger,
+    resyncMs: controllerEnv.resyncSeconds * 1000,
     ...options.tuning,
   });
   const health = await serveHealth(manager, controllerEnv.healthPort);

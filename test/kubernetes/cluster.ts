@@ -60,6 +60,7 @@ export async function runController(
       identity: options.identity ?? 'controller-0',
       leaderElection: options.leaderElection ?? false,
       healthPort: 0,
+      resyncSeconds: 3600,
     },
     // The controller closes its database on stop; the test keeps it for the next one.
     db: { ...db, close: async () => undefined },

@@ -3,8 +3,19 @@ import path from 'node:path';
 import { OBJECT_META_FIELDS } from './schema';
 import { isPlainObject, type Obj } from './types';
 
-/** The real server's OpenAPI v3 documents (kube-api/openapi), used to find unknown fields of built-ins. */
-export const OPENAPI_DIR = path.resolve(__dirname, '../../../../shared/kube-api/openapi');
+/**
+ * The real server's OpenAPI v3 documents (kube-api/openapi, beside the repository), used to find
+ * unknown fields of built-ins. Found from the repository's root, so that a compiled copy of the
+ * emulator (the bench's, under .bench/build) reads the same documents.
+ */
+export const OPENAPI_DIR = path.resolve(repositoryRoot(__dirname), '../shared/kube-api/openapi');
+
+function repositoryRoot(from: string): string {
+  for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+  }
+  return from;
+}
 
 const docs = new Map<string, Record<string, Obj> | null>();
 
