@@ -337,7 +337,7 @@ async function reconciles(healthUrl: string): Promise<number> {
   const text = await (await fetch(`${healthUrl}/metrics`)).text();
   return text
     .split('\n')
-    .filter((line) => line.startsWith('crondeck_controller_reconciles_total{') && line.includes('kind="sj"'))
+    .filter((line) => line.startsWith('crondeck_controller_reconcile_total{') && line.includes('kind="sj"'))
     .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
 }
 

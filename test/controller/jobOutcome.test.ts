@@ -1,7 +1,7 @@
 import type { V1CronJob, V1Job } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { finishedJob, skippedFireTimes } from '../../src/controller/runs/jobOutcome';
+import { finishedJob, jobNameForFireTime, skippedFireTimes } from '../../src/controller/runs/jobOutcome';
 
 /** The Job bodies the real API server answered in transcript 09-job-pod, times filled in. */
 function recordedJob(exchange: number): V1Job {
@@ -60,29 +60,41 @@ describe('skippedFireTimes', () => {
     finishedAt: new Date(finishedAt),
     reason: 'CompletionsReached',
   });
+  const noneLate = () => false;
 
   it('lists the fire times after the Job’s own and before it ended, under Forbid', () => {
     expect(
-      skippedFireTimes(cronJob(), job('2026-11-23T10:00:00Z'), finished('2026-11-23T10:12:30Z')),
+      skippedFireTimes(cronJob(), job('2026-11-23T10:00:00Z'), finished('2026-11-23T10:12:30Z'), noneLate),
     ).toEqual([new Date('2026-11-23T10:05:00Z'), new Date('2026-11-23T10:10:00Z')]);
     expect(
-      skippedFireTimes(cronJob(), job('2026-11-23T10:00:00Z'), finished('2026-11-23T10:04:59Z')),
+      skippedFireTimes(cronJob(), job('2026-11-23T10:00:00Z'), finished('2026-11-23T10:04:59Z'), noneLate),
     ).toEqual([]);
+  });
+
+  it('leaves out the last missed fire time when the CronJob controller started it late', () => {
+    const started = new Set([jobNameForFireTime('backup', new Date('2026-11-23T10:10:00Z'))]);
+    const startedLate = (fire: Date) => started.has(jobNameForFireTime('backup', fire));
+    expect(
+      skippedFireTimes(cronJob(), job('2026-11-23T10:00:00Z'), finished('2026-11-23T10:12:30Z'), startedLate),
+    ).toEqual([new Date('2026-11-23T10:05:00Z')]);
+    expect(jobNameForFireTime('backup', new Date('2026-11-23T10:10:00Z'))).toBe('backup-29923810');
   });
 
   it('reads the scheduled time in the CronJob’s time zone, as the CronJob controller writes it', () => {
     const hourly = cronJob({ schedule: '0 * * * *', timeZone: 'Europe/Berlin' });
     expect(
-      skippedFireTimes(hourly, job('2026-11-23T11:00:00+01:00'), finished('2026-11-23T12:30:00Z')),
+      skippedFireTimes(hourly, job('2026-11-23T11:00:00+01:00'), finished('2026-11-23T12:30:00Z'), noneLate),
     ).toEqual([new Date('2026-11-23T11:00:00Z'), new Date('2026-11-23T12:00:00Z')]);
   });
 
   it('skips nothing for a manual Job, a suspended CronJob, or policies that run concurrently', () => {
     const long = finished('2026-11-23T11:00:00Z');
-    expect(skippedFireTimes(cronJob(), job(undefined), long)).toEqual([]);
-    expect(skippedFireTimes(cronJob({ suspend: true }), job('2026-11-23T10:00:00Z'), long)).toEqual([]);
+    expect(skippedFireTimes(cronJob(), job(undefined), long, noneLate)).toEqual([]);
+    expect(skippedFireTimes(cronJob({ suspend: true }), job('2026-11-23T10:00:00Z'), long, noneLate)).toEqual(
+      [],
+    );
     expect(
-      skippedFireTimes(cronJob({ concurrencyPolicy: 'Allow' }), job('2026-11-23T10:00:00Z'), long),
+      skippedFireTimes(cronJob({ concurrencyPolicy: 'Allow' }), job('2026-11-23T10:00:00Z'), long, noneLate),
     ).toEqual([]);
   });
 });

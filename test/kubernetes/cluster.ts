@@ -2,6 +2,7 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client
 import { readEnvironment } from '../../src/config/environment';
 import { crondeckCrds } from '../../src/controller/crds/definitions';
 import { type RunningController, startController } from '../../src/controller/startController';
+import type { Clock } from '../../src/domain/clock';
 import { createMemoryLogger } from '../../src/logging/logger';
 import type { Database } from '../../src/store/database';
 import { KubeEmulator } from '../support/kube/emulator';
@@ -11,8 +12,10 @@ export const NAMESPACE = 'crondeck';
 export const REPORT_SECRET = 'a-report-secret-of-at-least-32-characters';
 
 /** The emulated cluster with Crondeck's CRDs installed (as `kubectl apply -f crds/` does). */
-export async function startCluster(): Promise<{ emu: KubeEmulator; kc: KubeConfig }> {
-  const emu = await KubeEmulator.start({ bookmarkLeadMs: 200 });
+export async function startCluster(
+  options: { now?: () => Date } = {},
+): Promise<{ emu: KubeEmulator; kc: KubeConfig }> {
+  const emu = await KubeEmulator.start({ bookmarkLeadMs: 200, ...options });
   const kc = kubeConfigFor(emu);
   // As `kubectl apply -f crds/` sends them: raw JSON. (client-node's typed model would drop the
   // `x-kubernetes-*` keys, which it only knows by their camel-case property names.)
@@ -46,7 +49,14 @@ export async function startCluster(): Promise<{ emu: KubeEmulator; kc: KubeConfi
 export async function runController(
   kc: KubeConfig,
   db: Database,
-  options: { identity?: string; leaderElection?: boolean; reportUrl?: string } = {},
+  options: {
+    identity?: string;
+    leaderElection?: boolean;
+    reportUrl?: string;
+    /** The cluster's clock, when the test moves time on (the emulator's `now`). */
+    clock?: Clock;
+    reportGraceMs?: number;
+  } = {},
 ): Promise<RunningController & { logger: ReturnType<typeof createMemoryLogger> }> {
   const logger = createMemoryLogger();
   const running = await startController({
@@ -66,7 +76,13 @@ export async function runController(
     db: { ...db, close: async () => undefined },
     kubeConfig: kc,
     logger,
-    tuning: { resyncMs: 60 * 60_000, reportGraceMs: 100, leaseDurationMs: 1500, retryPeriodMs: 200 },
+    clock: options.clock,
+    tuning: {
+      resyncMs: 60 * 60_000,
+      reportGraceMs: options.reportGraceMs ?? 100,
+      leaseDurationMs: 1500,
+      retryPeriodMs: 200,
+    },
   });
   return { ...running, logger };
 }

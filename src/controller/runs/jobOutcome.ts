@@ -42,13 +42,18 @@ export function finishedJob(job: V1Job): FinishedJob | null {
 /**
  * The fire times a scheduled Job kept from running: under `concurrencyPolicy: Forbid` the CronJob
  * controller creates no Job while one is active, so every fire time strictly after the Job's own
- * and before it ended was skipped (DESIGN.md: one `skipped` row per such fire time). A manual Job
- * (kubectl create job --from) does not block the schedule, and a suspended CronJob fires nothing.
+ * and before it ended was skipped (DESIGN.md: one `skipped` row per such fire time), except one
+ * that the CronJob controller still started late: it keeps `lastScheduleTime` at the active Job's
+ * and, once that Job ends, starts the most recent fire time it missed unless
+ * `startingDeadlineSeconds` has passed. `startedLate` says whether a Job exists for a fire time.
+ * A manual Job (kubectl create job --from) does not block the schedule, and a suspended CronJob
+ * fires nothing.
  */
 export function skippedFireTimes(
   cronJob: V1CronJob,
   job: V1Job,
   finished: FinishedJob,
+  startedLate: (fireTime: Date) => boolean,
   limit = 1000,
 ): Date[] {
   if (cronJob.spec?.concurrencyPolicy !== 'Forbid' || cronJob.spec.suspend) return [];
@@ -65,7 +70,14 @@ export function skippedFireTimes(
   ) {
     skipped.push(fire);
   }
+  const last = skipped.at(-1);
+  if (last && startedLate(last)) skipped.pop();
   return skipped;
+}
+
+/** The name the CronJob controller gives the Job of a fire time: NAME-<minutes since the epoch>. */
+export function jobNameForFireTime(cronJobName: string, fireTime: Date): string {
+  return `${cronJobName}-${Math.floor(fireTime.getTime() / 60_000)}`;
 }
 
 function toDate(value: Date | string | undefined): Date | null {

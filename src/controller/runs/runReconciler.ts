@@ -5,7 +5,7 @@ import type { Logger } from '../../logging/logger';
 import type { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
 import { findJob } from '../../store/jobs';
 import { JOB_ID_LABEL, type ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
-import { finishedJob, skippedFireTimes } from './jobOutcome';
+import { finishedJob, jobNameForFireTime, skippedFireTimes } from './jobOutcome';
 
 export interface RunReconcilerDeps {
   pool: Pool;
@@ -46,17 +46,22 @@ export class RunReconciler {
     if (!job) return {};
     const now = this.deps.clock.now();
 
-    const owner = kubeJob.metadata.ownerReferences?.find((ref) => ref.kind === 'CronJob');
-    const cronJob = owner ? this.deps.caches.cronJobs.get(owner.name, namespace) : undefined;
-    if (cronJob?.metadata?.uid) {
-      for (const fireTime of skippedFireTimes(cronJob, kubeJob, finished)) {
-        await this.deps.runs.recordSkipped(job, cronJob.metadata.uid, fireTime, now);
-      }
-    }
-
+    // The grace also lets the CronJob controller start a fire time it missed late (see
+    // skippedFireTimes): it does so as soon as it sees the Job end.
     const waited = now.getTime() - finished.finishedAt.getTime();
     const grace = this.deps.reportGraceMs ?? 30_000;
     if (waited < grace) return { requeueAfterMs: grace - waited };
+
+    const owner = kubeJob.metadata.ownerReferences?.find((ref) => ref.kind === 'CronJob');
+    const cronJob = owner ? this.deps.caches.cronJobs.get(owner.name, namespace) : undefined;
+    if (cronJob?.metadata?.uid) {
+      const cronJobName = cronJob.metadata.name ?? owner!.name;
+      const startedLate = (fireTime: Date) =>
+        this.deps.caches.jobs.get(jobNameForFireTime(cronJobName, fireTime), namespace) !== undefined;
+      for (const fireTime of skippedFireTimes(cronJob, kubeJob, finished, startedLate)) {
+        await this.deps.runs.recordSkipped(job, cronJob.metadata.uid, fireTime, now);
+      }
+    }
     const recorded = await this.deps.runs.recordUnreported(job, {
       runUid: kubeJob.metadata.uid,
       status: finished.status,

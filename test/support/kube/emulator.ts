@@ -4,7 +4,7 @@ import { allowedByRules, authenticate, forbidden, type AllowRule, type Attribute
 import { registerBuiltins } from './builtins';
 import { rbacDecision } from './builtins/authorizer';
 import './builtins/tokens';
-import { createJobFromCronJob, fireCronJob } from './controllers/cronjob';
+import { createJobFromCronJob, fireCronJob, syncCronJob } from './controllers/cronjob';
 import { collectGarbage } from './controllers/gc';
 import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
@@ -145,6 +145,11 @@ export class KubeEmulator implements ServerServices {
   /** Plays the CronJob controller for one scheduled time (controllers/cronjob.ts). */
   fireCronJob(namespace: string, name: string, scheduledTime: Date): Obj {
     return fireCronJob(this, namespace, name, scheduledTime);
+  }
+
+  /** One CronJob controller sync at `now()`: fires what is due, as the real controller would. */
+  syncCronJob(namespace: string, name: string): Obj | null {
+    return syncCronJob(this, namespace, name);
   }
 
   /** `kubectl create job JOB --from=cronjob/CRON`. */
