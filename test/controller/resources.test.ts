@@ -4,7 +4,11 @@ import { labelValueFor } from '../../src/controller/desired/labels';
 import { runDeadlineSeconds } from '../../src/controller/desired/runDeadline';
 import { alertConfigSpecSchema } from '../../src/controller/resources/alertConfig';
 import { alertConfigOfResource, alertConfigOfShortcuts } from '../../src/controller/resources/alertShortcuts';
-import { crNameForJobName, jobNameOfScheduledJob } from '../../src/controller/resources/names';
+import {
+  crNameForJobName,
+  jobNameAnnotationProblem,
+  jobNameOfScheduledJob,
+} from '../../src/controller/resources/names';
 import { scheduledJobSpecSchema } from '../../src/controller/resources/scheduledJob';
 import { JOB_NAME_PATTERN } from '../../src/domain/job';
 import { validateAgainstCrd } from '../support/openapi/kubernetesSchemas';
@@ -45,12 +49,22 @@ describe('crNameForJobName', () => {
 
   it('reads the API name back from the annotation, else the CR name', () => {
     expect(jobNameOfScheduledJob({ name: 'backup' })).toBe('backup');
+    const rewritten = {
+      name: crNameForJobName('Nightly_Backup'),
+      annotations: { 'crondeck.dev/job-name': 'Nightly_Backup' },
+    };
+    expect(jobNameOfScheduledJob(rewritten)).toBe('Nightly_Backup');
+    expect(jobNameAnnotationProblem(rewritten)).toBeNull();
+  });
+
+  it('refuses an annotation that would give a resource another job’s name', () => {
     expect(
-      jobNameOfScheduledJob({
-        name: 'nightly-backup-1',
-        annotations: { 'crondeck.dev/job-name': 'Nightly_Backup' },
-      }),
-    ).toBe('Nightly_Backup');
+      jobNameAnnotationProblem({ name: 'evil', annotations: { 'crondeck.dev/job-name': 'backup' } }),
+    ).toBe(
+      'metadata.annotations.crondeck.dev/job-name: the job name "backup" belongs to the resource named ' +
+        '"backup"; remove the annotation or rename the resource',
+    );
+    expect(jobNameAnnotationProblem({ name: 'backup' })).toBeNull();
   });
 });
 

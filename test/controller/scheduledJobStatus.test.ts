@@ -1,3 +1,4 @@
+import { crNameForJobName } from '../../src/controller/resources/names';
 import type { ScheduledJob } from '../../src/controller/resources/scheduledJob';
 import { jobInputOfScheduledJob } from '../../src/controller/scheduledJobs/jobInput';
 import { desiredStatus, statusDiffers } from '../../src/controller/scheduledJobs/status';
@@ -46,9 +47,20 @@ describe('jobInputOfScheduledJob', () => {
     });
     const renamed = scheduledJob(
       {},
-      { name: 'nightly-backup-1a2b3c4d', annotations: { 'crondeck.dev/job-name': 'Nightly_Backup' } },
+      {
+        name: crNameForJobName('Nightly_Backup'),
+        annotations: { 'crondeck.dev/job-name': 'Nightly_Backup' },
+      },
     );
     expect(jobInputOfScheduledJob(renamed, 'crondeck')).toMatchObject({ input: { name: 'Nightly_Backup' } });
+  });
+
+  it('refuses a job-name annotation that would take another job’s name', () => {
+    const impostor = scheduledJob({}, { name: 'evil', annotations: { 'crondeck.dev/job-name': 'backup' } });
+    expect(jobInputOfScheduledJob(impostor, 'crondeck')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^metadata\.annotations\.crondeck\.dev\/job-name: /),
+    });
   });
 
   it('refuses what the CRD schema cannot express, naming the field', () => {

@@ -31,6 +31,25 @@ export function crNameForJobName(name: string): string {
   return base.length > 0 ? `${base}-${nameHash(name)}` : `job-${nameHash(name)}`;
 }
 
+/**
+ * Why a ScheduledJob's `crondeck.dev/job-name` annotation cannot stand, or null when it can: the
+ * annotation is honoured only on the resource whose name it maps to (`crNameForJobName`), so that
+ * no resource takes another job's name by annotating itself.
+ */
+export function jobNameAnnotationProblem(metadata: {
+  name?: string;
+  annotations?: Record<string, string>;
+}): string | null {
+  const annotated = metadata.annotations?.[JOB_NAME_ANNOTATION];
+  if (annotated === undefined) return null;
+  const expected = crNameForJobName(annotated);
+  if (expected === metadata.name) return null;
+  return (
+    `metadata.annotations.${JOB_NAME_ANNOTATION}: the job name ${JSON.stringify(annotated)} belongs to ` +
+    `the resource named ${JSON.stringify(expected)}; remove the annotation or rename the resource`
+  );
+}
+
 /** The job's API name: the annotation when the CR name had to be rewritten, else the CR name. */
 export function jobNameOfScheduledJob(metadata: {
   name?: string;

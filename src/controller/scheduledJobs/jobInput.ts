@@ -1,6 +1,6 @@
 import { type JobInput, jobInputSchema } from '../../domain/job';
 import { describeZodError } from '../../domain/zodErrors';
-import { jobNameOfScheduledJob } from '../resources/names';
+import { jobNameAnnotationProblem, jobNameOfScheduledJob } from '../resources/names';
 import { type ScheduledJob, scheduledJobSpecSchema } from '../resources/scheduledJob';
 
 export type JobInputOutcome = { ok: true; input: JobInput } | { ok: false; message: string };
@@ -18,6 +18,8 @@ export function jobInputOfScheduledJob(resource: ScheduledJob, homeNamespace: st
   const spec = scheduledJobSpecSchema.safeParse(resource.spec ?? {});
   if (!spec.success) return { ok: false, message: describeZodError(spec.error, 'spec') };
   const { schedule, command, timeZone, suspend, timeout, retry, description, tags } = spec.data;
+  const annotationProblem = jobNameAnnotationProblem(resource.metadata);
+  if (annotationProblem) return { ok: false, message: annotationProblem };
   const name = jobNameOfScheduledJob(resource.metadata);
   const namespace = resource.metadata.namespace ?? homeNamespace;
   const input = jobInputSchema.safeParse({
