@@ -47,6 +47,36 @@ describe('validateKubernetesObject', () => {
     ]);
   });
 
+  it('checks the kinds the recorded documents lack (from kubernetes-models) on the real core schemas', () => {
+    const deployment: Loose = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'api' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'api' } },
+        template: {
+          metadata: { labels: { app: 'api' } },
+          spec: acceptedCronJob.spec.jobTemplate.spec.template.spec,
+        },
+      },
+    };
+    expect(validateKubernetesObject(deployment)).toEqual({ valid: true, errors: [] });
+    const typo = clone(deployment);
+    typo.spec.replica = 2;
+    typo.spec.template.spec.containers[0].imagee = 'typo';
+    expect(validateKubernetesObject(typo).errors).toEqual([
+      '/spec: unknown field "replica"',
+      '/spec/template/spec/containers/0: unknown field "imagee"',
+    ]);
+    const pdb = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'api' } };
+    expect(validateKubernetesObject({ ...pdb, spec: { maxUnavailable: 1 } }).valid).toBe(true);
+    expect(validateKubernetesObject({ ...pdb, spec: { maxUnavailable: true } }).valid).toBe(false);
+    expect(validateKubernetesObject({ apiVersion: 'apps/v1', kind: 'Nope' }).errors).toEqual([
+      '(root): no schema for apps/v1 Nope',
+    ]);
+  });
+
   it('rejects a wrong type', () => {
     const cronJob = clone(acceptedCronJob);
     cronJob.spec.jobTemplate.spec.backoffLimit = '0';

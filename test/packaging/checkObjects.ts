@@ -1,9 +1,6 @@
+import { validateAgainstCrd, validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
+import { validateWithPrometheusModels } from './prometheusModels';
 import type { K8sObject } from './support';
-import {
-  validateCustomResource,
-  validateKubernetesObject,
-  validateWithPrometheusModels,
-} from './validateRendered';
 
 const OUR_GROUP = 'crondeck.dev';
 
@@ -26,9 +23,13 @@ export function problemsOf(objs: K8sObject[], crds: K8sObject[] = []): string[] 
     const found: string[] = [];
     if (String(o.apiVersion).startsWith(`${OUR_GROUP}/`)) {
       const crd = crds.find((c) => (c.spec as { names: { kind: string } }).names.kind === o.kind);
-      found.push(...(crd ? validateCustomResource(o, crd) : [`no CRD for ${o.kind} to check it against`]));
+      found.push(
+        ...(crd
+          ? validateAgainstCrd(o, crd as unknown as Parameters<typeof validateAgainstCrd>[1]).errors
+          : [`no CRD for ${o.kind} to check it against`]),
+      );
     } else {
-      found.push(...validateKubernetesObject(o), ...prometheus[i]!);
+      found.push(...validateKubernetesObject(o).errors, ...prometheus[i]!);
     }
     problems.push(...found.map((p) => `${label(o)}: ${p}`));
   });

@@ -2,9 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { REPO_ROOT } from './validateRendered';
 
-export { REPO_ROOT };
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const CHART_DIR = path.join(REPO_ROOT, 'charts', 'crondeck');
 export const CRDS_DIR = path.join(REPO_ROOT, 'crds');
 

@@ -1,13 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { modelKindsDocument } from './modelKinds';
 
 /**
  * Validates Kubernetes objects against the OpenAPI v3 documents that a real kube-apiserver v1.32
  * served (../shared/kube-api/openapi), stricter than the documents themselves: an unknown field is
  * an error (the server would drop it with a warning, or refuse it with fieldValidation=Strict), as
- * is a wrong type. Documents are read on first use and compiled once per process.
+ * is a wrong type. Documents are read on first use and compiled once per process. The kinds those
+ * documents lack (Deployment, PodDisruptionBudget, Ingress, ServiceMonitor, ...) are checked
+ * against schemas read from kubernetes-models (modelKinds.ts), built on the same core schemas.
  */
 
 export const OPENAPI_DIR =
@@ -21,9 +24,12 @@ export interface ValidationResult {
 type Node = Record<string, unknown>;
 
 const DOCUMENT_ID_PREFIX = 'https://kube-openapi.test/';
-const OBJECT_META_REF = `${DOCUMENT_ID_PREFIX}api__v1.json#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta`;
+const coreRef = (schemaName: string) => `${DOCUMENT_ID_PREFIX}api__v1.json#/components/schemas/${schemaName}`;
+const OBJECT_META_REF = coreRef('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+const MODEL_KINDS_ID = `${DOCUMENT_ID_PREFIX}model-kinds.json`;
 
 let ajv: Ajv | undefined;
+let modelKinds: Map<string, string> | undefined;
 const loadedDocuments = new Set<string>();
 const kindIndex = new Map<string, Map<string, string>>();
 const validators = new Map<string, ValidateFunction>();
@@ -133,18 +139,41 @@ function run(validate: ValidateFunction, object: unknown): ValidationResult {
   return { valid, errors: valid ? [] : describeErrors(validate.errors) };
 }
 
-/** Validates a built-in object (CronJob, Secret, Lease...) against the schema of its apiVersion and kind. */
+/** The kinds of modelKinds.ts, added to the engine on first use. */
+function loadModelKinds(): Map<string, string> {
+  if (!modelKinds) {
+    loadDocument('api__v1.json');
+    const document = modelKindsDocument(coreRef);
+    validatorEngine().addSchema({
+      $id: MODEL_KINDS_ID,
+      components: { schemas: strictened(document.schemas) },
+    });
+    modelKinds = document.kinds;
+  }
+  return modelKinds;
+}
+
+/** The schema of an apiVersion and kind: from the server's documents, else from the models. */
+function schemaRefFor(apiVersion: string, kind: string): string | null {
+  const file = documentFileFor(apiVersion);
+  if (existsSync(resolve(OPENAPI_DIR, file))) {
+    const name = loadDocument(file).get(`${apiVersion}/${kind}`);
+    return name ? `${DOCUMENT_ID_PREFIX}${file}#/components/schemas/${name}` : null;
+  }
+  const name = loadModelKinds().get(`${apiVersion}/${kind}`);
+  return name ? `${MODEL_KINDS_ID}#/components/schemas/${name}` : null;
+}
+
+/** Validates a built-in object (CronJob, Secret, Deployment...) against the schema of its apiVersion and kind. */
 export function validateKubernetesObject(object: { apiVersion?: string; kind?: string }): ValidationResult {
   const { apiVersion, kind } = object;
   if (!apiVersion || !kind) return { valid: false, errors: ['(root): apiVersion and kind are required'] };
-  const file = documentFileFor(apiVersion);
-  const key = `${file}#${kind}`;
+  const key = `${apiVersion}/${kind}`;
   let validate = validators.get(key);
   if (!validate) {
-    const schemaName = loadDocument(file).get(`${apiVersion}/${kind}`);
-    if (!schemaName)
-      return { valid: false, errors: [`(root): no schema for ${apiVersion} ${kind} in ${file}`] };
-    validate = validatorEngine().getSchema(`${DOCUMENT_ID_PREFIX}${file}#/components/schemas/${schemaName}`);
+    const ref = schemaRefFor(apiVersion, kind);
+    if (!ref) return { valid: false, errors: [`(root): no schema for ${apiVersion} ${kind}`] };
+    validate = validatorEngine().getSchema(ref);
     if (!validate) throw new Error(`cannot compile the schema of ${apiVersion} ${kind}`);
     validators.set(key, validate);
   }
