@@ -69,7 +69,7 @@ describe('validateKubernetesObject', () => {
       '/spec: unknown field "replica"',
       '/spec/template/spec/containers/0: unknown field "imagee"',
     ]);
-    const pdb = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'api' } };
+    const pdb: Loose = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'api' } };
     expect(validateKubernetesObject({ ...pdb, spec: { maxUnavailable: 1 } }).valid).toBe(true);
     expect(validateKubernetesObject({ ...pdb, spec: { maxUnavailable: true } }).valid).toBe(false);
     expect(validateKubernetesObject({ apiVersion: 'apps/v1', kind: 'Nope' }).errors).toEqual([

@@ -1,4 +1,5 @@
 import { createTestDatabase } from '../support/database';
+import { chartMetricNames, missingFromScrape } from '../support/chartMetrics';
 import { startTestService } from '../support/service';
 import { pruneHistory } from '../../src/scheduling/retention';
 import { systemClock } from '../../src/domain/clock';
@@ -31,6 +32,10 @@ describe('GET /metrics', () => {
       }
       expect(sample(text, 'service_scheduler_paused')).toBe(0);
       expect(sample(text, 'service_db_size_bytes')).toBeGreaterThan(0);
+      // The chart's alerts and dashboard query only what is exposed.
+      const queried = chartMetricNames('service_');
+      expect(queried.length).toBeGreaterThan(3);
+      expect(missingFromScrape(queried, text)).toEqual([]);
     } finally {
       await service.stop();
     }

@@ -5,6 +5,7 @@ import type { Database } from '../../src/store/database';
 import { findJobForResource } from '../../src/store/resourceJobs';
 import { createTestDatabase } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
+import { chartMetricNames, missingFromScrape } from '../support/chartMetrics';
 import { validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
 import { NAMESPACE, REPORT_SECRET, runController, startCluster, until } from './cluster';
 
@@ -90,6 +91,22 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
       observedGeneration: 1,
       nextRun: expect.any(String),
     });
+  });
+
+  it('serves its health and the metrics the chart’s alerts and dashboard query', async () => {
+    controller = await runController(kc, db);
+    await create('scraped', { schedule: '0 3 * * *', command: 'true' });
+    await until(() => ready('scraped')?.status === 'True', 'Ready=True');
+    expect(await (await fetch(`${controller.healthUrl}/healthz`)).json()).toEqual({
+      status: 'ok',
+      leader: true,
+    });
+    const text = await (await fetch(`${controller.healthUrl}/metrics`)).text();
+    expect(text).toMatch(/^crondeck_controller_reconcile_total\{kind="sj",result="success"\} [1-9]/m);
+    expect(text).toMatch(/^crondeck_controller_leader 1$/m);
+    const queried = chartMetricNames('crondeck_controller_');
+    expect(queried.length).toBeGreaterThan(1);
+    expect(missingFromScrape(queried, text)).toEqual([]);
   });
 
   it('repairs a hand-edited CronJob and follows an edit of the ScheduledJob, keeping the job id', async () => {
