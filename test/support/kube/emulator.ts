@@ -5,7 +5,7 @@ import { registerBuiltins } from './builtins';
 import { rbacDecision } from './builtins/authorizer';
 import './builtins/tokens';
 import { createJobFromCronJob, fireCronJob, syncCronJob } from './controllers/cronjob';
-import { collectGarbage } from './controllers/gc';
+import { collectGarbage, mayLeaveGarbage } from './controllers/gc';
 import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
 import { customResourceDefinitions, establish, unregister } from './crd';
@@ -54,6 +54,8 @@ export class KubeEmulator implements ServerServices {
   private readonly counts = new Map<string, number>();
   private server?: Server;
   private inAfterWrite = false;
+  /** Set by a change that can leave garbage (controllers/gc.ts): the next write collects it. */
+  private garbageMayExist = false;
   port = 0;
 
   private constructor(private readonly opts: Required<Omit<EmulatorOptions, 'now'>> & { now: () => Date }) {
@@ -69,6 +71,9 @@ export class KubeEmulator implements ServerServices {
     }
     // The watch cache starts after bootstrap: watches from these rvs get the in-stream 410 (06 #29).
     this.store.forgetHistory();
+    this.store.subscribe((e) => {
+      if (!this.garbageMayExist) this.garbageMayExist = mayLeaveGarbage(this.store, this.registry, e);
+    });
   }
 
   static async start(options: EmulatorOptions = {}): Promise<KubeEmulator> {
@@ -237,7 +242,10 @@ export class KubeEmulator implements ServerServices {
     this.inAfterWrite = true;
     try {
       for (let i = 0; i < 100; i++) {
-        collectGarbage(this.store, this.registry, () => this.now());
+        if (this.garbageMayExist) {
+          this.garbageMayExist = false;
+          collectGarbage(this.store, this.registry, () => this.now());
+        }
         let more = false;
         for (const hook of this.controllerHooks) more = hook() || more;
         if (!namespaceControllerPass(this.store, this.registry, this.now()) && !more) break;

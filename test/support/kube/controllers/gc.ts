@@ -1,6 +1,6 @@
 import { deleteObject } from '../handlers/delete';
 import { resourceKey, type Registry, type ResourceType } from '../resources';
-import type { Store } from '../store';
+import type { Store, WatchEventRecord } from '../store';
 import type { Obj, OwnerReference } from '../types';
 
 interface Located {
@@ -91,4 +91,26 @@ export function collectGarbageOnce(store: Store, registry: Registry, now: Date):
 
 export function collectGarbage(store: Store, registry: Registry, now: () => Date): void {
   for (let i = 0; i < 1000 && collectGarbageOnce(store, registry, now()); i++);
+}
+
+/**
+ * Whether a change can leave work for the garbage collector: a deletion, an object being deleted
+ * (finalizers, orphan or foreground), or an object whose owner references name an owner that does
+ * not exist (by kind, name and uid). Every other write leaves nothing to collect, so the emulator
+ * runs a full pass (which reads every object) only after these: at thousands of objects a pass per
+ * write would make the emulator, not the client under test, what a test measures.
+ */
+export function mayLeaveGarbage(store: Store, registry: Registry, e: WatchEventRecord): boolean {
+  if (e.type === 'DELETED' || e.object.metadata.deletionTimestamp) return true;
+  const refs: OwnerReference[] = e.object.metadata.ownerReferences ?? [];
+  if (JSON.stringify(refs) === JSON.stringify(e.previous?.metadata.ownerReferences ?? [])) return false;
+  return refs.some((ref) => {
+    const [group, version] = ref.apiVersion.includes('/') ? ref.apiVersion.split('/') : ['', ref.apiVersion];
+    const type = registry
+      .all()
+      .find((t) => t.kind === ref.kind && t.group === group && t.version === version);
+    if (!type) return true;
+    const owner = store.get(resourceKey(type), type.namespaced ? e.namespace : undefined, ref.name);
+    return owner?.metadata.uid !== ref.uid;
+  });
 }
