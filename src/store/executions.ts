@@ -109,7 +109,10 @@ export async function insertFinishedExecution(
 
 /** Bumps the durable counter behind `service_executions_total`, and the job's last-run columns. */
 export async function countFinishedExecution(db: Queryable, execution: Execution): Promise<void> {
-  await db.query('UPDATE execution_counters SET total = total + 1 WHERE status = $1', [execution.status]);
+  // The slot of this connection (migration 009): concurrent recordings do not wait on one row.
+  await db.query('UPDATE execution_counters SET total = total + 1 WHERE status = $1 AND slot = hot_slot()', [
+    execution.status,
+  ]);
   await db.query(
     `UPDATE jobs SET last_run_at = $2, last_status = $3 WHERE id = $1 AND (last_run_at IS NULL OR last_run_at <= $2)`,
     [execution.jobId, execution.startedAt, execution.status],
@@ -193,7 +196,7 @@ export async function pruneExecutions(db: Queryable, cutoff: Date, batchSize = 1
 
 export async function readExecutionCounters(db: Queryable): Promise<Record<FinalStatus, number>> {
   const { rows } = await db.query<{ status: FinalStatus; total: string }>(
-    'SELECT status, total FROM execution_counters',
+    'SELECT status, sum(total)::bigint AS total FROM execution_counters GROUP BY status',
   );
   const counters = { success: 0, failed: 0, timeout: 0, skipped: 0 };
   for (const row of rows) counters[row.status] = Number(row.total);

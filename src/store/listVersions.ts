@@ -4,14 +4,21 @@ import type { Pool, PoolClient } from 'pg';
 export type VersionedList = 'jobs' | 'executions' | 'scheduler';
 
 /**
+ * A list's version is the sum of its slots (migration 009: each write bumps the slot of its
+ * connection). Slots only grow, so the sum changes with every write.
+ */
+const VERSION_OF = (list: string) =>
+  `SELECT sum(version)::bigint AS version FROM list_versions WHERE name = ${list}`;
+
+/**
  * The current version of a list: any committed write that changes what the list shows changes it,
- * so two equal versions mean the same list. A primary-key read, prepared: it runs on every list
- * request, and planning would cost as much as running it.
+ * so two equal versions mean the same list. A primary-key range read, prepared: it runs on every
+ * list request, and planning would cost as much as running it.
  */
 export async function readListVersion(db: Pool | PoolClient, list: VersionedList): Promise<string> {
   const { rows } = await db.query<{ version: string }>({
-    name: 'crondeck_list_version',
-    text: 'SELECT version FROM list_versions WHERE name = $1',
+    name: 'crondeck_list_version_sum',
+    text: VERSION_OF('$1'),
     values: [list],
   });
   return rows[0]!.version;
@@ -21,7 +28,8 @@ export async function readListVersion(db: Pool | PoolClient, list: VersionedList
 export async function readVersionsMark(db: Pool | PoolClient, lists: VersionedList[]): Promise<string> {
   const { rows } = await db.query<{ mark: string }>(
     `SELECT string_agg(name || ':' || version, ',' ORDER BY name) AS mark
-       FROM list_versions WHERE name = ANY($1::text[])`,
+       FROM (SELECT name, sum(version) AS version FROM list_versions
+              WHERE name = ANY($1::text[]) GROUP BY name) versions`,
     [lists],
   );
   return rows[0]?.mark ?? '';
@@ -34,8 +42,7 @@ export async function readVersionsMark(db: Pool | PoolClient, lists: VersionedLi
  */
 export function withListVersion(list: VersionedList, query: string): string {
   return `SELECT v.version AS list_version, q.*
-    FROM list_versions v LEFT JOIN LATERAL (${query}) q ON true
-    WHERE v.name = '${list}'`;
+    FROM (${VERSION_OF(`'${list}'`)}) v LEFT JOIN LATERAL (${query}) q ON true`;
 }
 
 export function splitListVersion<R extends { list_version: string }>(

@@ -76,9 +76,10 @@ describe('the lists are never stale', () => {
       return (response.body as { id: number; status: string }[]).map((e) => `${e.id}:${e.status}`);
     };
     const version = async () =>
-      (await sql(`SELECT version FROM list_versions WHERE name = 'executions'`)).rows[0].version;
+      (await sql(`SELECT sum(version) AS version FROM list_versions WHERE name = 'executions'`)).rows[0]
+        .version;
     const jobsVersion = async () =>
-      (await sql(`SELECT version FROM list_versions WHERE name = 'jobs'`)).rows[0].version;
+      (await sql(`SELECT sum(version) AS version FROM list_versions WHERE name = 'jobs'`)).rows[0].version;
     const insert = async (status: string, startedAt: string) =>
       (
         await sql(

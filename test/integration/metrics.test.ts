@@ -1,4 +1,8 @@
-import { createTestDatabase } from '../support/database';
+import { createLogger } from '../../src/logging/logger';
+import { ExecutionRecorder } from '../../src/scheduling/executionRecorder';
+import { readExecutionCounters } from '../../src/store/executions';
+import { findJob } from '../../src/store/jobs';
+import { createTestDatabase, onPostgresServer } from '../support/database';
 import { chartMetricNames, missingFromScrape } from '../support/chartMetrics';
 import { startTestService } from '../support/service';
 import { pruneHistory } from '../../src/scheduling/retention';
@@ -80,6 +84,52 @@ describe('GET /metrics', () => {
       await second.stop();
       expect(await pruneHistory(db.pool, systemClock, 90)).toBe(0);
     } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('the execution counters under concurrent recording', () => {
+  it('count every execution recorded at once from several connections exactly once', async () => {
+    const db = await createTestDatabase();
+    const service = await startTestService({ db });
+    try {
+      const created = await service.request('POST', '/api/jobs', {
+        name: 'many',
+        schedule: '@daily',
+        command: 'true',
+      });
+      const job = (await findJob(db.pool, created.body.id))!;
+      const recorder = new ExecutionRecorder(db.pool, createLogger({ level: 'error' }));
+      const now = new Date();
+      const result = {
+        status: 'success' as const,
+        exitCode: 0,
+        stdout: '',
+        stderr: '',
+        startedAt: now,
+        finishedAt: now,
+      };
+      const recorded = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          recorder.recordFinished(job, { ...result, attempt: 0, reportKey: `many-${i % 150}` }, true),
+        ),
+      );
+      // 50 of the 200 repeat a key: stored and counted once.
+      expect(recorded.filter(Boolean)).toHaveLength(150);
+      expect((await readExecutionCounters(db.pool)).success).toBe(150);
+      expect(
+        sample((await service.request('GET', '/metrics')).text, 'service_executions_total{status="success"}'),
+      ).toBe(150);
+      if (onPostgresServer) {
+        // The connections bumped slots of their own (migration 009), not one row.
+        const { rows } = await db.pool.query(
+          "SELECT count(*)::int AS slots FROM execution_counters WHERE status = 'success' AND total > 0",
+        );
+        expect(rows[0].slots).toBeGreaterThan(1);
+      }
+    } finally {
+      await service.stop();
       await db.close();
     }
   });

@@ -6,6 +6,7 @@ import { labelChunkDatesSchema } from './005_label_chunk_dates';
 import { runningRunsSchema } from './006_running_runs';
 import { runtimeSyncSchema } from './007_runtime_sync';
 import { kubernetesSchema } from './008_kubernetes';
+import { spreadHotRowsSchema } from './009_spread_hot_rows';
 
 export interface Migration {
   version: number;
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'running runs', sql: runningRunsSchema },
   { version: 7, name: 'runtime sync', sql: runtimeSyncSchema },
   { version: 8, name: 'kubernetes', sql: kubernetesSchema },
+  { version: 9, name: 'spread hot rows', sql: spreadHotRowsSchema },
 ];
