@@ -6,6 +6,7 @@ import { alertsRouter, type AlertsApi } from '../alerts/routes';
 import { dashboardRouter } from '../dashboard/router';
 import type { Logger } from '../logging/logger';
 import { mailboxRouter } from '../mailbox/routes';
+import { cachedDatabaseSize } from '../metrics/databaseSize';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics/metrics';
 import { readMetricsSnapshot } from '../metrics/snapshot';
 import type { JobService } from '../scheduling/jobService';
@@ -60,12 +61,13 @@ export function createApp(deps: AppDeps): Express {
   // object" rather than a parse error.
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
 
+  const databaseSize = cachedDatabaseSize(deps.pool, deps.clock);
   app.use(
     '/health',
-    healthRouter(deps.pool, deps.scheduler, { apiToken: deps.apiToken, logger: deps.logger }),
+    healthRouter(deps.pool, deps.scheduler, { apiToken: deps.apiToken, logger: deps.logger, databaseSize }),
   );
   app.get('/metrics', async (_req, res) => {
-    const body = await deps.metrics.render(await readMetricsSnapshot(deps.pool, deps.clock));
+    const body = await deps.metrics.render(await readMetricsSnapshot(deps.pool, deps.clock, databaseSize));
     // res.end, not res.send: send would append a charset to the exact content type of the spec.
     res.setHeader('Content-Type', METRICS_CONTENT_TYPE);
     res.end(body);

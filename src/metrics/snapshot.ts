@@ -3,16 +3,20 @@ import type { Clock } from '../domain/clock';
 import { isPausedAt } from '../domain/schedulerState';
 import { readExecutionCounters, summariseRecentDurations } from '../store/executions';
 import { countJobs } from '../store/jobs';
-import { databaseSizeBytes, readSchedulerState } from '../store/scheduler';
+import { readSchedulerState } from '../store/scheduler';
 import type { MetricsSnapshot } from './metrics';
 
-export async function readMetricsSnapshot(pool: Pool, clock: Clock): Promise<MetricsSnapshot> {
+export async function readMetricsSnapshot(
+  pool: Pool,
+  clock: Clock,
+  databaseSize: () => Promise<number>,
+): Promise<MetricsSnapshot> {
   const [jobs, executions, recentDurations, scheduler, dbSizeBytes] = await Promise.all([
     countJobs(pool),
     readExecutionCounters(pool),
     summariseRecentDurations(pool),
     readSchedulerState(pool),
-    databaseSizeBytes(pool),
+    databaseSize(),
   ]);
   return {
     jobs: { enabled: jobs.enabled, disabled: jobs.total - jobs.enabled },

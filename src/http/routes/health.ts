@@ -3,12 +3,13 @@ import type { Pool } from 'pg';
 import type { Logger } from '../../logging/logger';
 import type { SchedulerControl } from '../../scheduling/schedulerControl';
 import { countJobs } from '../../store/jobs';
-import { databaseSizeBytes } from '../../store/scheduler';
 import { bearerTokenCheck } from '../auth';
 
 export interface HealthOptions {
   /** SERVICE_API_TOKEN: a caller that sends it hears why the database is unavailable. */
   apiToken: string | null;
+  /** The database's size, which may be a few seconds old (metrics/databaseSize.ts). */
+  databaseSize: () => Promise<number>;
   logger: Logger;
 }
 
@@ -25,7 +26,7 @@ export function healthRouter(pool: Pool, scheduler: SchedulerControl, options: H
     try {
       const [jobs, dbSizeBytes, state] = await Promise.all([
         countJobs(pool),
-        databaseSizeBytes(pool),
+        options.databaseSize(),
         scheduler.status(),
       ]);
       lastLogged = null;
