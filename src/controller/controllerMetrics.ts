@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 
 /** What the controller exposes on its own /metrics (the chart's dashboard and alerts use them). */
 export class ControllerMetrics {
@@ -24,4 +24,10 @@ export class ControllerMetrics {
     help: '1 while this replica is the leader and acts, 0 while it waits.',
     registers: [this.registry],
   });
+
+  constructor() {
+    // The process's memory, CPU and event-loop lag (process_*, nodejs_*): a controller's cost
+    // grows with the objects it caches, and this is where an operator sees it.
+    collectDefaultMetrics({ register: this.registry });
+  }
 }

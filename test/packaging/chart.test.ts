@@ -118,6 +118,21 @@ describe('the chart with the default values', () => {
     expect(e.SERVICE_SMTP_HOST).toBeUndefined();
   });
 
+  test('caps each Node heap below its container’s memory limit, or leaves it when asked', () => {
+    const all = objs();
+    for (const [name, megabytes] of [
+      ['rel-crondeck', 320],
+      ['rel-crondeck-controller', 160],
+    ] as const) {
+      const c = find(all, 'Deployment', name).spec.template.spec.containers[0];
+      expect(env(c).NODE_OPTIONS!.value).toBe(`--max-old-space-size=${megabytes}`);
+      expect(parseInt(c.resources.limits.memory, 10)).toBeGreaterThan(megabytes * 1.4);
+    }
+    const uncapped = helmTemplate(['--set', 'controller.maxHeapMegabytes=0']);
+    const c = find(uncapped, 'Deployment', 'rel-crondeck-controller').spec.template.spec.containers[0];
+    expect(env(c).NODE_OPTIONS).toBeUndefined();
+  });
+
   test('runs one controller with leader election, health on 8081, reporting to the Service', () => {
     const ctl = find(objs(), 'Deployment', 'rel-crondeck-controller');
     expect(ctl.spec.replicas).toBe(1);
