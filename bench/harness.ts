@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { Client, Pool } from 'pg';
 import type { CeilingResponse } from './ceilings/response';
 
-export interface LoadResult {
+interface LoadResult {
   requestsPerSec: number;
   p50Ms: number;
   p99Ms: number;
@@ -70,13 +70,13 @@ export interface Bar {
   met: boolean;
 }
 
-export interface ReportedSection {
+interface ReportedSection {
   section: string;
   markdown: string;
   detail: boolean;
 }
 
-export type SqlBudget = { iterations: number } | { seconds: number };
+type SqlBudget = { iterations: number } | { seconds: number };
 
 export interface LoadOptions {
   path: string;
@@ -130,7 +130,7 @@ export const WORK_DIR = join(REPO_ROOT, '.bench');
  * are taken from every 2xx response at full precision (autocannon's own histogram rounds to
  * whole milliseconds, too coarse for sub-millisecond endpoints).
  */
-export async function loadUrl(baseUrl: string, options: LoadOptions): Promise<LoadResult> {
+async function loadUrl(baseUrl: string, options: LoadOptions): Promise<LoadResult> {
   await warmUp(baseUrl, options);
   return summarise([await measureOnce(baseUrl, options, options.durationSeconds ?? LOAD_SECONDS)]);
 }
@@ -477,7 +477,7 @@ export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> 
   });
 }
 
-export function residentBytes(pid: number): number {
+function residentBytes(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);

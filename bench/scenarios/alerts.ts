@@ -49,7 +49,8 @@ interface DeliveryResult {
   byThisProcess: number;
 }
 
-export async function alertsScenario(ctx: BenchContext): Promise<void> {
+/** What bench/run.ts calls. */
+export async function run(ctx: BenchContext): Promise<void> {
   const receiver = await Receiver.start();
   try {
     await cleanUp(ctx, receiver.url);
@@ -70,9 +71,6 @@ export async function alertsScenario(ctx: BenchContext): Promise<void> {
     await receiver.close();
   }
 }
-
-/** What bench/run.ts calls. */
-export const run = alertsScenario;
 
 async function runRound(ctx: BenchContext, receiver: Receiver, withAlerts: boolean): Promise<RoundResult> {
   receiver.reset();

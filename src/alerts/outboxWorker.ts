@@ -18,7 +18,7 @@ import type { DeliveryOutcome } from './deliveryOutcome';
  * Waits before the 2nd, 3rd, ... attempt: five attempts over about 36 minutes, long enough to ride
  * out a receiver's restart or a short outage, short enough that a late alert is still news.
  */
-export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [10_000, 60_000, 5 * 60_000, 30 * 60_000];
+const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [10_000, 60_000, 5 * 60_000, 30 * 60_000];
 /** A receiver asking for more time (Retry-After on a retried answer) is given at most this. */
 const MAX_RETRY_AFTER_MS = 60 * 60_000;
 /** How long a claim keeps other workers away from an alert; longer than any send can take. */

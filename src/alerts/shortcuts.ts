@@ -9,12 +9,12 @@ import type { AlertEvent } from '../domain/execution';
 import { describeZodError } from '../domain/zodErrors';
 
 /** The config-file shortcuts of spec section 6 and the events each one stands for. */
-export const WEBHOOK_SHORTCUTS: Record<string, AlertEvent[]> = {
+const WEBHOOK_SHORTCUTS: Record<string, AlertEvent[]> = {
   on_failure: ['failed', 'timeout'],
   on_success: ['success'],
   on_complete: ['success', 'failed', 'timeout'],
 };
-export const EMAIL_SHORTCUTS: Record<string, AlertEvent[]> = {
+const EMAIL_SHORTCUTS: Record<string, AlertEvent[]> = {
   on_failure_email: ['failed', 'timeout'],
   on_success_email: ['success'],
   on_complete_email: ['success', 'failed', 'timeout'],

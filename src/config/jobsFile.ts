@@ -28,7 +28,7 @@ const fileSchema = z.object(
 );
 
 /** Keys a jobs file entry may carry besides the job fields. */
-export const ALERT_SHORTCUT_KEYS = [
+const ALERT_SHORTCUT_KEYS = [
   'on_failure',
   'on_success',
   'on_complete',

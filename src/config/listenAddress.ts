@@ -1,5 +1,5 @@
 /** True for addresses only this machine can reach. */
-export function isLoopbackAddress(host: string): boolean {
+function isLoopbackAddress(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 

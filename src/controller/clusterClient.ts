@@ -15,7 +15,7 @@ import { CRONDECK_GROUP, CRONDECK_VERSION } from './resources/group';
 import type { ScheduledJob } from './resources/scheduledJob';
 
 /** The identity the controller writes under (`managedFields`, audit logs). */
-export const FIELD_MANAGER = 'crondeck-controller';
+const FIELD_MANAGER = 'crondeck-controller';
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 

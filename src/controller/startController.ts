@@ -22,7 +22,7 @@ export interface RunningController {
 }
 
 /** The pure desired-state functions, given what they need to know of this installation. */
-export function desiredObjects(settings: {
+function desiredObjects(settings: {
   image: string;
   reportUrl: string;
   defaultTimeZone: string;

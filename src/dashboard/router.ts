@@ -11,7 +11,7 @@ export const DASHBOARD_ASSETS_DIR = path.join(__dirname, '..', '..', 'src', 'das
  * Everything the page loads comes from this origin; nothing inline, no framing. `connect-src 'self'`
  * also keeps a bug in the page from sending the API token anywhere else.
  */
-export const DASHBOARD_CSP = [
+const DASHBOARD_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -6,7 +6,7 @@ import { strictObjectError } from './zodErrors';
 export const MAX_WEBHOOKS = 10;
 export const MAX_EMAIL_ENTRIES = 10;
 export const MAX_RECIPIENTS_PER_EMAIL = 50;
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 // A control character in a URL would be silently dropped by the URL parser, and in an address it
 // would end up in a mail header: both are refused outright.
@@ -54,7 +54,7 @@ export const alertEventsSchema = z
   .min(1, { error: 'must name at least one event' })
   .transform((events) => ALERT_EVENTS.filter((event) => events.includes(event)));
 
-export const webhookDestinationSchema = z.strictObject(
+const webhookDestinationSchema = z.strictObject(
   { url: webhookUrlSchema, events: alertEventsSchema },
   { error: strictObjectError('must be an object { url, events }') },
 );
@@ -92,10 +92,6 @@ export const alertConfigSchema = z
   .transform(({ webhooks, emails }) => ({ webhooks: webhooks ?? [], emails: emails ?? [] }));
 
 export type AlertConfig = z.output<typeof alertConfigSchema>;
-export type WebhookDestination = z.output<typeof webhookDestinationSchema>;
-export type EmailDestination = z.output<typeof emailDestinationSchema>;
-
-export const EMPTY_ALERT_CONFIG: AlertConfig = { webhooks: [], emails: [] };
 
 export function isAlertEvent(status: string): status is AlertEvent {
   return (ALERT_EVENTS as readonly string[]).includes(status);

@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { MAX_RETRY_ATTEMPTS } from './job';
 
-/** Bytes of each of stdout and stderr a report may carry: the runner keeps the tail up to this. */
-export const REPORT_OUTPUT_LIMIT_BYTES = 1024 * 1024;
-
 const timestamp = z.iso
   .datetime({ offset: true, error: 'must be an ISO 8601 timestamp' })
   .transform((value) => new Date(value));

@@ -8,7 +8,7 @@
  */
 
 /** Nicknames that robfig/cron (and so Kubernetes) accepts too; keys are lower case. */
-export const CRON_NICKNAMES: Readonly<Record<string, string>> = {
+const CRON_NICKNAMES: Readonly<Record<string, string>> = {
   '@yearly': '0 0 1 1 *',
   '@annually': '0 0 1 1 *',
   '@monthly': '0 0 1 * *',
@@ -19,7 +19,7 @@ export const CRON_NICKNAMES: Readonly<Record<string, string>> = {
 };
 
 /** Longer than any meaningful expression (cron-parser refuses past 1024 characters too). */
-export const MAX_CRON_LENGTH = 1024;
+const MAX_CRON_LENGTH = 1024;
 
 type FieldSpec = {
   name: string;

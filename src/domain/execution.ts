@@ -31,10 +31,6 @@ export interface AttemptResult {
   stderr: string;
 }
 
-/** The exit code a process killed by `signal` reports: 128 + its number, as shells and Kubernetes do. */
-export const EXIT_CODE_TERM = 143;
-export const EXIT_CODE_KILL = 137;
-
 /** A job's attempt in progress, as the job object shows it (`running`). */
 export interface RunningAttempt {
   executionId: number;

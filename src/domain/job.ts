@@ -5,11 +5,11 @@ import { isValidTimeZone } from './timezone';
 import { strictObjectError } from './zodErrors';
 
 export const JOB_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
-export const MAX_TIMEOUT_SECONDS = 86_400;
+const MAX_TIMEOUT_SECONDS = 86_400;
 export const MAX_RETRY_ATTEMPTS = 10;
-export const MAX_BASE_DELAY_SECONDS = 3_600;
+const MAX_BASE_DELAY_SECONDS = 3_600;
 
-export const jobNameSchema = textSchema('is required and must be a string')
+const jobNameSchema = textSchema('is required and must be a string')
   .min(1, { error: 'must not be empty' })
   .max(200, { error: 'must be at most 200 characters' })
   .regex(JOB_NAME_PATTERN, {
@@ -102,7 +102,6 @@ export const jobInputSchema = z
   }));
 
 export type JobInput = z.output<typeof jobInputSchema>;
-export type RetryPolicy = z.output<typeof retrySchema>;
 
 /** A job as the service keeps it. */
 export interface Job extends JobInput {

@@ -10,15 +10,15 @@ import { z } from 'zod';
  */
 
 /** Shown in place of a NUL byte: SYMBOL FOR NULL, visible in the dashboard, alerts and e-mail. */
-export const NUL_SYMBOL = '\u2400';
-export const NUL_MESSAGE = 'must not contain NUL characters';
+const NUL_SYMBOL = '\u2400';
+const NUL_MESSAGE = 'must not contain NUL characters';
 
 const NUL = '\u0000';
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const SURROGATE = /[\ud800-\udfff]/;
 
 /** `value` with each lone surrogate replaced by U+FFFD; pairs (emoji) are kept. */
-export function wellFormedText(value: string): string {
+function wellFormedText(value: string): string {
   return SURROGATE.test(value) ? value.replace(LONE_SURROGATE, '\ufffd') : value;
 }
 
@@ -30,7 +30,7 @@ export function storableText(value: string): string {
   return wellFormedText(value.includes(NUL) ? value.replaceAll(NUL, NUL_SYMBOL) : value);
 }
 
-export const hasNoNul = (value: string): boolean => !value.includes(NUL);
+const hasNoNul = (value: string): boolean => !value.includes(NUL);
 
 /** What keeps `value` from entering the database, or null when nothing does. */
 export function textProblem(value: string): string | null {

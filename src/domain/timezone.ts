@@ -52,7 +52,7 @@ export function wallTimeOf(instantMs: number, timeZone: string): number {
 }
 
 /** Offset of `timeZone` from UTC at `instantMs`, in milliseconds (positive east of Greenwich). */
-export function offsetAt(instantMs: number, timeZone: string): number {
+function offsetAt(instantMs: number, timeZone: string): number {
   return wallTimeOf(instantMs, timeZone) - instantMs;
 }
 

@@ -25,7 +25,7 @@ import { reportsRouter } from './routes/reports';
 import { schedulerRouter } from './routes/scheduler';
 
 /** Largest request body accepted; anything bigger is answered 413. */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface AppDeps {
   pool: Pool;

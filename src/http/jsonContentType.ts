@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { HttpError } from './errors';
 
-export const JSON_CONTENT_TYPE_MESSAGE = 'Content-Type must be application/json';
+const JSON_CONTENT_TYPE_MESSAGE = 'Content-Type must be application/json';
 
 /**
  * A request that carries a body in another type than JSON is answered 415 naming the type

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const REPEATED_MESSAGE = 'may be given only once';
+const REPEATED_MESSAGE = 'may be given only once';
 
 /**
  * A query parameter that takes one value: `?jobId=1&jobId=2` arrives as an array, which the value's

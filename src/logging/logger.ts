@@ -45,10 +45,3 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     child: (fields) => createLogger({ ...options, base: { ...base, ...fields } }),
   };
 }
-
-/** A logger that records lines in memory; tests read them back. */
-export function createMemoryLogger(): Logger & { lines: LogFields[] } {
-  const lines: LogFields[] = [];
-  const logger = createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as LogFields) });
-  return Object.assign(logger, { lines });
-}

@@ -3,7 +3,7 @@ import type { Clock } from '../domain/clock';
 import { databaseSizeBytes } from '../store/scheduler';
 
 /** How old a database size `/health` and `/metrics` may show. */
-export const DATABASE_SIZE_MAX_AGE_MS = 10_000;
+const DATABASE_SIZE_MAX_AGE_MS = 10_000;
 
 /**
  * The database's size for `/health` and `/metrics`, read at most once per `maxAgeMs`:

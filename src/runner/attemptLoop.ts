@@ -43,7 +43,7 @@ export interface AttemptLoopOptions {
 }
 
 /** How long a run keeps trying to record its result while the database is unreachable. */
-export const RECORD_RETRY_BUDGET_MS = 10 * 60_000;
+const RECORD_RETRY_BUDGET_MS = 10 * 60_000;
 
 export const STOPPED_NOTE = '[crondeck] stopped: the service is shutting down or the job was deleted\n';
 

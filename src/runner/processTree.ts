@@ -38,7 +38,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Every process whose chain of parents leads to `pid`, from /proc (empty where there is none). */
-export function descendantsOf(pid: number): number[] {
+function descendantsOf(pid: number): number[] {
   const children = new Map<number, number[]>();
   let entries: string[];
   try {

@@ -1,5 +1,5 @@
 /** Longest wait between two attempts, whatever the base delay. */
-export const MAX_RETRY_DELAY_SECONDS = 300;
+const MAX_RETRY_DELAY_SECONDS = 300;
 
 /**
  * Seconds to wait before attempt `attempt` (0-based; attempt 0 starts at once): the base delay

@@ -38,7 +38,7 @@ export interface CommandResult {
 }
 
 export const DEFAULT_OUTPUT_LIMIT_BYTES = 1024 * 1024;
-export const DEFAULT_DRAIN_MS = 1000;
+const DEFAULT_DRAIN_MS = 1000;
 
 /**
  * Runs `sh -c command` in a process group of its own, so a timeout (TERM, then KILL after a grace

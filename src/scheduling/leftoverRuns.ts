@@ -10,7 +10,7 @@ export interface AbandonedRunEnding {
 }
 
 /** As long as a timeout's grace between TERM and KILL. */
-export const LEFTOVER_KILL_GRACE_MS = 5000;
+const LEFTOVER_KILL_GRACE_MS = 5000;
 
 const STOPPED = '[crondeck] the service stopped during this run (its output until then was not kept)';
 

@@ -50,7 +50,7 @@ export async function deleteAlertConfig(
   ]);
 }
 
-export type AlertChannel = 'webhook' | 'email';
+type AlertChannel = 'webhook' | 'email';
 
 export interface NewOutboxAlert {
   jobId: number;

@@ -2,10 +2,10 @@ import type { lookup } from 'node:dns';
 import { OutboxWorker } from '../../src/alerts/outboxWorker';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../src/alerts/webhookSender';
 import { systemClock } from '../../src/domain/clock';
-import { createMemoryLogger } from '../../src/logging/logger';
 import { claimDueAlerts, enqueueAlerts, saveAlertConfig } from '../../src/store/alerts';
 import type { Database } from '../../src/store/database';
 import { createTestDatabase } from '../support/database';
+import { createMemoryLogger } from '../support/memoryLogger';
 import { eventually, startTestService, type TestService } from '../support/service';
 import { Receiver } from './support/receiver';
 

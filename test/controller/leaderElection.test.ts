@@ -1,6 +1,6 @@
 import type { V1Lease } from '@kubernetes/client-node';
 import { LeaderElector } from '../../src/controller/runtime/leaderElection';
-import { createMemoryLogger } from '../../src/logging/logger';
+import { createMemoryLogger } from '../support/memoryLogger';
 
 /**
  * A Lease store that behaves as the API server does for these three calls (transcript 10-lease):

@@ -10,9 +10,9 @@ import {
 } from 'playwright-core';
 
 /** Debian's chromium; CI installs it with `apt-get install -y chromium`. Never a browser download. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export const ARTIFACTS_DIR = path.join(__dirname, '..', '..', 'test-artifacts');
+const ARTIFACTS_DIR = path.join(__dirname, '..', '..', 'test-artifacts');
 
 /** Browser tests start a service, a browser and a page: they get more time than the default. */
 export const BROWSER_TEST_TIMEOUT_MS = 60_000;

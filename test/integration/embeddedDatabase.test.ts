@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readEnvironment } from '../../src/config/environment';
-import { createMemoryLogger } from '../../src/logging/logger';
 import { startService } from '../../src/service';
 import { startEmbeddedDatabase } from '../../src/store/embedded';
+import { createMemoryLogger } from '../support/memoryLogger';
 
 /** `npm start` without DATABASE_URL: the data lives in a directory and survives a restart. */
 describe('embedded database on disk', () => {

@@ -1,5 +1,4 @@
 import { readEnvironment } from '../../src/config/environment';
-import { createMemoryLogger } from '../../src/logging/logger';
 import { type RunningService, startService } from '../../src/service';
 import type { Database } from '../../src/store/database';
 import { findJob } from '../../src/store/jobs';
@@ -7,6 +6,7 @@ import { resourceOfJob } from '../../src/store/resourceJobs';
 import { createTestDatabase, onPostgresServer } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { kubeConfigFor } from '../support/kube/kubeconfig';
+import { createMemoryLogger } from '../support/memoryLogger';
 import { NAMESPACE, REPORT_SECRET, runController, startCluster, until } from './cluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

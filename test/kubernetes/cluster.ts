@@ -3,10 +3,10 @@ import { readEnvironment } from '../../src/config/environment';
 import { crondeckCrds } from '../../src/controller/crds/definitions';
 import { type RunningController, startController } from '../../src/controller/startController';
 import type { Clock } from '../../src/domain/clock';
-import { createMemoryLogger } from '../../src/logging/logger';
 import type { Database } from '../../src/store/database';
 import { KubeEmulator } from '../support/kube/emulator';
 import { kubeConfigFor } from '../support/kube/kubeconfig';
+import { createMemoryLogger } from '../support/memoryLogger';
 
 export const NAMESPACE = 'crondeck';
 export const REPORT_SECRET = 'a-report-secret-of-at-least-32-characters';

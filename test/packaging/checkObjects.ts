@@ -37,7 +37,7 @@ export function problemsOf(objs: K8sObject[], crds: K8sObject[] = []): string[] 
 }
 
 /** The pod specs of workloads (Deployment, StatefulSet, Job, CronJob) and bare Pods. */
-export function podSpecs(objs: K8sObject[]): Array<{ owner: string; spec: Record<string, unknown> }> {
+function podSpecs(objs: K8sObject[]): Array<{ owner: string; spec: Record<string, unknown> }> {
   const out: Array<{ owner: string; spec: Record<string, unknown> }> = [];
   for (const o of objs) {
     const spec = o.spec as AnyObject | undefined;

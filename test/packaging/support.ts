@@ -67,7 +67,7 @@ export function kustomize(dir: string): K8sObject[] {
   return parseObjects(out);
 }
 
-export function parseObjects(text: string): K8sObject[] {
+function parseObjects(text: string): K8sObject[] {
   return parseAllDocuments(text)
     .map((doc) => {
       if (doc.errors.length) throw new Error(doc.errors.map((e) => e.message).join('\n'));

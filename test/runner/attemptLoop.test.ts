@@ -1,5 +1,4 @@
 import type { AttemptResult } from '../../src/domain/execution';
-import { createMemoryLogger } from '../../src/logging/logger';
 import {
   type AttemptRecorder,
   type RunnableJob,
@@ -7,6 +6,7 @@ import {
   STOPPED_NOTE,
 } from '../../src/runner/attemptLoop';
 import type { CommandResult } from '../../src/runner/runCommand';
+import { createMemoryLogger } from '../support/memoryLogger';
 
 /** A recorder that keeps what it is told, and can fail like a database that is away. */
 function memoryRecorder(options: { unavailableTimes?: number } = {}) {

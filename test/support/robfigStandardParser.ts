@@ -155,7 +155,7 @@ function parseDescriptor(spec: string): RobfigSchedule {
 }
 
 /** Whether a UTC instant is a fire time, with robfig's day rule (star bits decide AND or OR). */
-export function robfigMatches(schedule: RobfigSchedule & { kind: 'spec' }, at: Date): boolean {
+function robfigMatches(schedule: RobfigSchedule & { kind: 'spec' }, at: Date): boolean {
   const domMatch = schedule.dom.has(at.getUTCDate());
   const dowMatch = schedule.dow.has(at.getUTCDay());
   const dayMatches = schedule.domStar || schedule.dowStar ? domMatch && dowMatch : domMatch || dowMatch;

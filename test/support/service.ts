@@ -1,10 +1,10 @@
 import { readEnvironment, type Environment } from '../../src/config/environment';
 import type { Clock } from '../../src/domain/clock';
-import { createMemoryLogger } from '../../src/logging/logger';
 import type { LocalRuntimeHooks } from '../../src/runtime/local/localRuntime';
 import { type RunningService, type ServiceOptions, startService } from '../../src/service';
 import type { Database } from '../../src/store/database';
 import { createTestDatabase } from './database';
+import { createMemoryLogger } from './memoryLogger';
 
 export interface TestService extends RunningService {
   /** The local runtime's hooks: tests fire jobs with `local.tick()`. */

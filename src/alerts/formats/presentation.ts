@@ -36,7 +36,7 @@ export function shownOutput(snapshot: AlertSnapshot): { stream: 'stdout' | 'stde
     : { stream: 'stderr', text: snapshot.execution.stderrTail };
 }
 
-export const ELLIPSIS = '…';
+const ELLIPSIS = '…';
 
 /**
  * Escapes `text` character by character and cuts it so the result is at most `max` UTF-16 units

@@ -8,8 +8,8 @@ import { runDeadlineSeconds } from './runDeadline';
 import { cronJobScheduleOf } from './schedule';
 
 /** How long a finished Job stays for the controller to record it and for `kubectl logs`. */
-export const DEFAULT_TTL_SECONDS_AFTER_FINISHED = 86_400;
-export const DEFAULT_TIME_ZONE = 'Etc/UTC';
+const DEFAULT_TTL_SECONDS_AFTER_FINISHED = 86_400;
+const DEFAULT_TIME_ZONE = 'Etc/UTC';
 
 export interface CronJobContext {
   /** The job's id and name in the service. */

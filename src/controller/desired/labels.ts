@@ -2,7 +2,7 @@ import { boundedName, nameHash } from '../resources/hashedName';
 
 export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const LABEL_JOB_ID = 'crondeck.dev/job-id';
-export const LABEL_SCHEDULED_JOB = 'crondeck.dev/scheduled-job';
+const LABEL_SCHEDULED_JOB = 'crondeck.dev/scheduled-job';
 export const MANAGED_BY_CRONDECK = 'crondeck';
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;

@@ -13,10 +13,10 @@ import { SUPERVISE_DIR } from '../../runner/superviseFiles';
 import { sidecarScript } from './sidecarScript';
 
 /** The non-root user of the Crondeck image (distroless "nonroot"). */
-export const DEFAULT_RUN_AS_USER = 65532;
-export const RUN_CONTAINER = 'run';
-export const RUNNER_SIDECAR = 'crondeck-runner';
-export const JOB_CONTAINER = 'job';
+const DEFAULT_RUN_AS_USER = 65532;
+const RUN_CONTAINER = 'run';
+const RUNNER_SIDECAR = 'crondeck-runner';
+const JOB_CONTAINER = 'job';
 const SUPERVISE_VOLUME = 'crondeck';
 const TMP_VOLUME = 'tmp';
 

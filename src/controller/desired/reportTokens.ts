@@ -10,7 +10,7 @@ import { LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from './labels';
  * Jobs are spread over shards of 4,096 ids, so a Secret stays far below the API server's 1 MiB
  * object limit (4,096 keys of about 100 bytes).
  */
-export const TOKENS_PER_SECRET = 4096;
+const TOKENS_PER_SECRET = 4096;
 
 /** Labels the shards so that the controller's Secret watch (managed-by) sees them. */
 export const LABEL_REPORT_TOKENS = 'crondeck.dev/report-tokens';

@@ -1,9 +1,9 @@
 import { retryDelaySeconds, totalAttempts } from '../../runner/retry';
 
 /** Seconds the runner gives an attempt between TERM and KILL, plus its report. */
-export const ATTEMPT_STOP_GRACE_SECONDS = 30;
+const ATTEMPT_STOP_GRACE_SECONDS = 30;
 /** Time for what precedes the first attempt and follows the last: image pulls, start-up, the final report. */
-export const RUN_OVERHEAD_SECONDS = 300;
+const RUN_OVERHEAD_SECONDS = 300;
 
 /**
  * The Job's activeDeadlineSeconds: the longest a run can legitimately take, so that the cluster

@@ -19,7 +19,7 @@ const eventsField = alertEventsSchema
   .describe('Outcomes that send an alert: success, failed, timeout.')
   .meta({ 'x-kubernetes-list-type': 'set', maxItems: 3 });
 
-export const alertWebhookSchema = z
+const alertWebhookSchema = z
   .object({
     url: webhookUrlSchema
       .regex(HTTP_URL_SHAPE_PATTERN, { error: 'must be an http:// or https:// URL' })
@@ -39,7 +39,7 @@ export const alertWebhookSchema = z
   .describe('A webhook destination: exactly one of url and urlFrom.')
   .meta({ 'x-kubernetes-validations': [exactlyOneRule('url', 'urlFrom')] });
 
-export const alertEmailSchema = z
+const alertEmailSchema = z
   .object({
     to: emailDestinationSchema.shape.to.describe('Recipient addresses.'),
     events: eventsField,
@@ -73,7 +73,7 @@ export const alertConfigStatusSchema = z
   .describe('Observed state, written by the controller.');
 
 export type AlertConfigSpec = z.output<typeof alertConfigSpecSchema>;
-export type AlertConfigStatus = z.output<typeof alertConfigStatusSchema>;
+type AlertConfigStatus = z.output<typeof alertConfigStatusSchema>;
 
 export interface AlertConfigResource {
   apiVersion: string;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-export const NAME_HASH_LENGTH = 8;
+const NAME_HASH_LENGTH = 8;
 
 /** A short, stable digest of `text`: the suffix that keeps shortened or rewritten names distinct. */
 export function nameHash(text: string): string {

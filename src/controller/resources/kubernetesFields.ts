@@ -9,15 +9,15 @@ import { z } from 'zod';
 /** DNS-1123 subdomain: names of Secrets and ConfigMaps. */
 export const DNS1123_SUBDOMAIN_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** Keys of a Secret's or ConfigMap's data. */
-export const DATA_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
+const DATA_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
 /** Environment variable names as the API server accepts them (C identifiers, plus dots and dashes). */
-export const ENV_NAME_PATTERN = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+const ENV_NAME_PATTERN = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 /** The Quantity grammar of apimachinery (`500m`, `1.5`, `128Mi`, `1e3`). */
-export const QUANTITY_PATTERN =
+const QUANTITY_PATTERN =
   /^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$/;
 
 export const MAX_ENV_VARS = 100;
-export const MAX_ENV_VALUE_LENGTH = 32_768;
+const MAX_ENV_VALUE_LENGTH = 32_768;
 
 const objectName = (what: string) =>
   z
@@ -39,7 +39,7 @@ export const secretKeySelectorSchema = z
   .object({ name: objectName('Secret'), key: dataKey('Secret') })
   .describe('A key of a Secret in the same namespace.');
 
-export const configMapKeySelectorSchema = z
+const configMapKeySelectorSchema = z
   .object({ name: objectName('ConfigMap'), key: dataKey('ConfigMap') })
   .describe('A key of a ConfigMap in the same namespace.');
 
@@ -63,7 +63,7 @@ const atMostOneRule = (a: string, b: string) => ({
   message: `at most one of ${a} and ${b} may be set`,
 });
 
-export const envVarSourceSchema = z
+const envVarSourceSchema = z
   .object({
     secretKeyRef: secretKeySelectorSchema.optional(),
     configMapKeyRef: configMapKeySelectorSchema.optional(),
@@ -117,7 +117,7 @@ export const resourceRequirementsSchema = z
   .describe('CPU and memory of the container that runs the command.');
 
 /** The standard condition shape of meta/v1 (Condition), with the API server's own limits. */
-export const conditionSchema = z
+const conditionSchema = z
   .object({
     type: z
       .string()

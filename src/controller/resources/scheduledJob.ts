@@ -15,18 +15,18 @@ import {
  * (ranges, a date that never comes) is the domain's, run by the controller; the pattern only lets
  * `kubectl apply` refuse the obvious mistakes at once. RE2 syntax (the API server's).
  */
-export const SCHEDULE_SHAPE_PATTERN = /^\s*(@[a-zA-Z]+|[^\s=]+(\s+[^\s=]+){4})\s*$/;
+const SCHEDULE_SHAPE_PATTERN = /^\s*(@[a-zA-Z]+|[^\s=]+(\s+[^\s=]+){4})\s*$/;
 /** An IANA zone name's shape (`UTC`, `Europe/Berlin`, `America/Argentina/Buenos_Aires`, `Etc/GMT+1`). */
-export const TIME_ZONE_SHAPE_PATTERN = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
-export const MAX_SCHEDULE_LENGTH = 200;
-export const MAX_IMAGE_LENGTH = 1024;
-export const MAX_EMAIL_SHORTCUT_LENGTH = 4096;
+const TIME_ZONE_SHAPE_PATTERN = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+const MAX_SCHEDULE_LENGTH = 200;
+const MAX_IMAGE_LENGTH = 1024;
+const MAX_EMAIL_SHORTCUT_LENGTH = 4096;
 
-export const CONCURRENCY_POLICIES = ['Forbid', 'Allow', 'Replace'] as const;
-export const IMAGE_PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
-export const DEFAULT_SUCCESSFUL_JOBS_HISTORY_LIMIT = 3;
-export const DEFAULT_FAILED_JOBS_HISTORY_LIMIT = 1;
-export const DEFAULT_RETRY_BASE_DELAY_SECONDS = 30;
+const CONCURRENCY_POLICIES = ['Forbid', 'Allow', 'Replace'] as const;
+const IMAGE_PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
+const DEFAULT_SUCCESSFUL_JOBS_HISTORY_LIMIT = 3;
+const DEFAULT_FAILED_JOBS_HISTORY_LIMIT = 1;
+const DEFAULT_RETRY_BASE_DELAY_SECONDS = 30;
 
 /** The shape of a webhook URL as the CRD checks it; the domain schema parses it fully. */
 export const HTTP_URL_SHAPE_PATTERN = /^[hH][tT][tT][pP][sS]?:\/\/\S+$/;
@@ -63,7 +63,7 @@ const emailShortcut = (events: string) =>
 
 const { maxAttempts, baseDelay } = retrySchema.shape;
 
-export const scheduledJobRetrySchema = z
+const scheduledJobRetrySchema = z
   .object({
     maxAttempts: maxAttempts
       .default(0)

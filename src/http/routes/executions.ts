@@ -9,7 +9,7 @@ import { VersionedRenders } from '../../store/versionedRenders';
 import { singleQueryValue } from '../queryParams';
 import { parseOrThrow, parsePathId, pathIdSchema } from '../validate';
 
-export const MAX_EXECUTIONS_LIMIT = 1000;
+const MAX_EXECUTIONS_LIMIT = 1000;
 
 /** Attempts in progress are listed too, as `running`, until they finish. */
 const LISTED_STATUSES = [...FINAL_STATUSES, 'running'] as const;

@@ -11,7 +11,7 @@ const toggleSchema = z.strictObject(
 );
 
 /** The job as JSON: spec fields first, then ours. Timestamps are ISO 8601 UTC with milliseconds. */
-export function jobToJson(job: JobView) {
+function jobToJson(job: JobView) {
   return {
     id: job.id,
     name: job.name,

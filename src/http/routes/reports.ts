@@ -10,7 +10,7 @@ import { parseOrThrow, parsePathId } from '../validate';
  * Largest report accepted. Each output tail is at most 1 MiB of text, but JSON escapes control
  * bytes (up to six characters for one), and the runner shortens the tails until its report fits.
  */
-export const REPORT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+const REPORT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /**
  * `POST /api/jobs/:id/reports`: a pod reports one attempt of job `:id`, authenticated by the job's

@@ -3,8 +3,7 @@ import { identityIdInBody, identityIdInQuery } from '../shared/identityId';
 import { jsonBody, nullableId, nullableText, reject } from '../shared/validation';
 
 /** Compose modes; the spec names only the default, `new`, and leaves the others to us. */
-export const COMPOSE_MODES = ['new', 'reply', 'reply_all', 'forward'] as const;
-export type ComposeMode = (typeof COMPOSE_MODES)[number];
+const COMPOSE_MODES = ['new', 'reply', 'reply_all', 'forward'] as const;
 
 const composeMode = z.enum(COMPOSE_MODES, { error: `must be one of ${COMPOSE_MODES.join(', ')}` });
 

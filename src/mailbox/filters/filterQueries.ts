@@ -22,8 +22,8 @@ export interface SqlStatement {
 }
 
 /** Message ids per bitmap chunk, as a shift; must match migration 002 (bit(32768), m >> 15). */
-export const CHUNK_SHIFT = 15;
-export const CHUNK_BITS = 1 << CHUNK_SHIFT;
+const CHUNK_SHIFT = 15;
+const CHUNK_BITS = 1 << CHUNK_SHIFT;
 
 /**
  * Message ids per block when looking for the newest members: a chunk is split into blocks so that
@@ -40,7 +40,7 @@ const BLOCK_BITS = 1024;
  * 200 on the bench data set (PostgreSQL 15, every pair and triple of the swept labels): only
  * intersections barely larger than the page are enumerated.
  */
-export const SPARSE_COST_RATIO = 200;
+const SPARSE_COST_RATIO = 200;
 
 /**
  * Chunks where every listed label has bits, ANDed: the bitmap of the messages having ALL labels

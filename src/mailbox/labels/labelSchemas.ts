@@ -7,7 +7,7 @@ import { jsonBody, nullableText, reject } from '../shared/validation';
  * Names are unique through a btree index, whose entries are limited to about 2.7 kB: a bound on
  * the name keeps an overlong one a 400 rather than an index error.
  */
-export const MAX_LABEL_NAME_LENGTH = 200;
+const MAX_LABEL_NAME_LENGTH = 200;
 
 /** Trims, then checks a name that is present; `missing` is the message for an empty one. */
 function checkName(value: string, ctx: z.RefinementCtx, missing: string): string {

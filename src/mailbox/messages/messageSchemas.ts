@@ -6,7 +6,7 @@ import { jsonBody, MAX_INTEGER_ID, nullableText } from '../shared/validation';
 
 /** IMAP UIDs are unsigned 32-bit, non-zero. */
 export const MAX_UID = 4294967295;
-export const MAX_FLAGS = 100;
+const MAX_FLAGS = 100;
 
 const uid = z
   .number({ error: `must be an integer from 1 to ${MAX_UID} or null` })

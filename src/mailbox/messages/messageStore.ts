@@ -25,7 +25,7 @@ export interface NewMessage {
   text_body: string | null;
 }
 
-export interface MessageLabel {
+interface MessageLabel {
   id: number;
   name: string;
   color: string | null;

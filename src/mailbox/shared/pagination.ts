@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { singleQueryValue } from '../../http/queryParams';
 import { MAX_INTEGER_ID } from './validation';
 
-export const DEFAULT_PAGE_LIMIT = 50;
-export const MAX_PAGE_LIMIT = 500;
+const DEFAULT_PAGE_LIMIT = 50;
+const MAX_PAGE_LIMIT = 500;
 
 const digits = /^[0-9]+$/;
 

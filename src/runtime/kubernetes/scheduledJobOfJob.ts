@@ -9,7 +9,7 @@ import { JOB_ID_LABEL } from '../../controller/scheduledJobs/scheduledJobReconci
  * manifest can say (image, env, resources, alert shortcuts...) is left as it is. Absent values are
  * null so that, sent as a merge patch, they remove what the resource had.
  */
-export function specOfJob(job: Job) {
+function specOfJob(job: Job) {
   return {
     schedule: job.schedule,
     command: job.command,

@@ -10,7 +10,7 @@
  * still changes with every write, and a counter read as a sum still counts each execution once.
  * A list added later inserts a row per slot.
  */
-export const HOT_SLOTS = 16;
+const HOT_SLOTS = 16;
 
 export const spreadHotRowsSchema = `
 CREATE FUNCTION hot_slot() RETURNS smallint LANGUAGE sql STABLE AS

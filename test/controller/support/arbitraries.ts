@@ -9,7 +9,7 @@ import { CRONDECK_API_VERSION } from '../../../src/controller/resources/group';
 const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 
 /** ScheduledJob names: DNS-1123 subdomains, short and long (over the CronJob limit of 52). */
-export const scheduledJobNameArbitrary = fc.oneof(
+const scheduledJobNameArbitrary = fc.oneof(
   fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?$/),
   fc
     .array(fc.tuple(fc.stringMatching(/^[a-z0-9]{1,12}$/), fc.constantFrom('-', '.', '--')), {
@@ -45,7 +45,7 @@ const envVarArbitrary = fc.oneof(
 );
 
 /** Specs as users write them: every optional field sometimes present. */
-export const specInputArbitrary: fc.Arbitrary<ScheduledJobSpecInput> = fc.record(
+const specInputArbitrary: fc.Arbitrary<ScheduledJobSpecInput> = fc.record(
   {
     schedule: fc.constantFrom(
       '*/5 * * * *',

@@ -53,7 +53,3 @@ export class Bindings {
     });
   }
 }
-
-export function placeholdersIn(text: string): string[] {
-  return text.match(PLACEHOLDER) ?? [];
-}

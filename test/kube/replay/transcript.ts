@@ -38,7 +38,7 @@ export interface Transcript {
   continueTokens?: Record<string, unknown>;
 }
 
-export const KUBE_API_DIR = path.resolve(__dirname, '../../../../shared/kube-api');
+const KUBE_API_DIR = path.resolve(__dirname, '../../../../shared/kube-api');
 
 export function transcriptFiles(): string[] {
   return readdirSync(path.join(KUBE_API_DIR, 'transcripts'))

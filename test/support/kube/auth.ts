@@ -20,7 +20,7 @@ export interface AllowRule {
   namespaces?: string[];
 }
 
-export const ANONYMOUS: User = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+const ANONYMOUS: User = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 /** Bearer token → user; unknown token → 401 (12-auth #20). */
 export function authenticate(header: string | undefined, tokens: Map<string, User>): User {

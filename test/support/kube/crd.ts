@@ -2,7 +2,7 @@ import { builtin, storageVersionHash } from './builtins/common';
 import { fieldErr, type FieldError } from './errors';
 import type { Registry, ResourceType } from './resources';
 import { applyDefaults, prune, validateSchema, type Schema } from './schema';
-import { clone, isPlainObject, rfc3339, type Obj } from './types';
+import { clone, rfc3339, type Obj } from './types';
 import { DNS1035_MSG, isDns1035 } from './validation';
 
 /** The CustomResourceDefinition kind itself. */
@@ -91,7 +91,7 @@ function validateCrd(obj: Obj): FieldError[] {
 }
 
 /** A served custom resource kind built from one CRD version. */
-export function customResourceType(crd: Obj, version: Obj): ResourceType {
+function customResourceType(crd: Obj, version: Obj): ResourceType {
   const spec = crd.spec;
   const names = spec.names;
   const schema = (version.schema?.openAPIV3Schema ?? {
@@ -185,8 +185,4 @@ export function establish(crd: Obj, now: Date, write: (crd: Obj) => Obj, registr
 
 export function unregister(crd: Obj, registry: Registry): void {
   for (const v of crd.spec?.versions ?? []) registry.remove(crd.spec.group, v.name, crd.spec.names.plural);
-}
-
-export function isCrd(o: unknown): o is Obj {
-  return isPlainObject(o) && o.kind === 'CustomResourceDefinition';
 }

@@ -39,7 +39,7 @@ export interface EmulatorOptions {
   now?: () => Date;
 }
 
-export const ADMIN_TOKEN = 'crondeck-emulator-admin';
+const ADMIN_TOKEN = 'crondeck-emulator-admin';
 const ADMIN: User = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
 
 /**

@@ -1,6 +1,6 @@
 /** Kubernetes `Status` failures, shaped like the transcripts' bodies (see kube-api README "Status bodies"). */
 
-export interface StatusCause {
+interface StatusCause {
   reason: string;
   message: string;
   field?: string;
@@ -69,7 +69,7 @@ const causeReason: Record<FieldError['type'], string> = {
 };
 
 /** Go's %#v of a value as field errors print it: strings quoted, numbers bare. */
-export function goValue(value: unknown): string {
+function goValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value === null || value === undefined) return '<nil>';
@@ -114,7 +114,7 @@ export const fieldErr = {
   }),
 };
 
-export function renderFieldErrors(errs: FieldError[]): string {
+function renderFieldErrors(errs: FieldError[]): string {
   // The aggregate message lists identical errors once; causes keep them all (07 #6).
   const parts = [...new Set(errs.map((e) => (e.field ? `${e.field}: ${e.detail}` : e.detail)))];
   return parts.length === 1 ? parts[0]! : `[${parts.join(', ')}]`;
@@ -146,7 +146,7 @@ export function invalid(
   );
 }
 
-export function qualifiedResource(resource: string, group: string): string {
+function qualifiedResource(resource: string, group: string): string {
   return group ? `${resource}.${group}` : resource;
 }
 

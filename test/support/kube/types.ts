@@ -1,22 +1,5 @@
 /** Plain JSON shapes the emulator stores and serves. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-export interface Meta {
-  name: string;
-  namespace?: string;
-  uid: string;
-  resourceVersion: string;
-  generation?: number;
-  creationTimestamp: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: OwnerReference[];
-  generateName?: string;
-}
 
 export interface OwnerReference {
   apiVersion: string;
@@ -52,9 +35,4 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 /** RFC 3339 with seconds, as metav1.Time serialises. */
 export function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** metav1.MicroTime: always six fraction digits. */
-export function microTime(d: Date): string {
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }

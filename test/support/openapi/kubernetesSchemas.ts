@@ -84,7 +84,7 @@ function loadDocument(file: string): Map<string, string> {
  * - objects with `properties` get `additionalProperties: false` unless they preserve unknown fields;
  * - int-or-string nodes accept exactly an integer or a string.
  */
-export function strictened(node: unknown): unknown {
+function strictened(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(strictened);
   if (node === null || typeof node !== 'object') return node;
   const source = node as Node;
@@ -124,7 +124,7 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
  * The API server's JSON decoder reads `null` as "not set" (templates come back with
  * `creationTimestamp: null`), so nulls are dropped before validation, as the server would.
  */
-export function withoutNulls(value: unknown): unknown {
+function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(

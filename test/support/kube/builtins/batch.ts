@@ -5,7 +5,7 @@ import type { Obj } from '../types';
 import { validateSubdomainName } from '../validation';
 import { builtin } from './common';
 import { isKnownTimeZone, parseSchedule } from './cronSchedule';
-import { defaultPodSpec, defaultTemplate, validateJobPodTemplate } from './podSpec';
+import { defaultTemplate, validateJobPodTemplate } from './podSpec';
 
 function nonNegative(errs: FieldError[], path: string, v: unknown): void {
   if (typeof v === 'number' && v < 0)
@@ -138,5 +138,3 @@ export const jobs: ResourceType = builtin({
     ];
   },
 });
-
-export { defaultPodSpec };

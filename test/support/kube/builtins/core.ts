@@ -1,7 +1,6 @@
-import { ApiError, fieldErr, type FieldError } from '../errors';
+import { ApiError } from '../errors';
 import { rfc3339 } from '../types';
 import type { ResourceType } from '../resources';
-import type { Obj } from '../types';
 import { validateLabelName, validateSubdomainName } from '../validation';
 import { builtin } from './common';
 
@@ -76,11 +75,3 @@ export const nodes: ResourceType = builtin({
   shortNames: ['no'],
   subresources: ['status'],
 });
-
-function requireField(obj: Obj, path: string[], errs: FieldError[]): void {
-  let cur: unknown = obj;
-  for (const p of path) cur = (cur as Obj | undefined)?.[p];
-  if (cur === undefined || cur === '') errs.push(fieldErr.required(path.join('.'), ''));
-}
-
-export { requireField };

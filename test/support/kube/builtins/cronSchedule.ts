@@ -102,7 +102,7 @@ export function parseSchedule(text: string): Schedule {
 }
 
 /** Wall-clock parts of an instant in a time zone. */
-export function zonedParts(
+function zonedParts(
   d: Date,
   timeZone: string,
 ): { y: number; mo: number; d: number; h: number; mi: number; dow: number; offsetMin: number } {

@@ -27,7 +27,7 @@ function pick(o: Obj, keys: [string, string][]): Obj {
   return out;
 }
 
-export function toEventsV1(core: Obj): Obj {
+function toEventsV1(core: Obj): Obj {
   const out: Obj = {
     kind: 'Event',
     apiVersion: 'events.k8s.io/v1',
@@ -55,7 +55,7 @@ export function toEventsV1(core: Obj): Obj {
   return out;
 }
 
-export function toCore(ev: Obj): Obj {
+function toCore(ev: Obj): Obj {
   const out: Obj = { kind: 'Event', apiVersion: 'v1', metadata: ev.metadata };
   Object.assign(
     out,

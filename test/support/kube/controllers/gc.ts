@@ -37,7 +37,7 @@ function removeFinalizer(store: Store, { type, obj }: Located, finalizer: string
  * ownerReference from every dependent; an owner with `foregroundDeletion` gets its dependents
  * deleted and goes once no blocking dependent is left. Returns whether it changed anything.
  */
-export function collectGarbageOnce(store: Store, registry: Registry, now: Date): boolean {
+function collectGarbageOnce(store: Store, registry: Registry, now: Date): boolean {
   const all = everything(store, registry);
   const byUid = new Map<string, Located>(all.map((l) => [l.obj.metadata.uid as string, l]));
   const dependents = (uid: string) =>

@@ -5,16 +5,8 @@ import { duplicateFields } from '../duplicates';
 import { warning, type RequestContext } from './context';
 
 /** The "cannot be handled as a Kind" prefix of decode failures (02-cr #17, 10-lease #13). */
-export function decodePrefix(type: ResourceType): string {
+function decodePrefix(type: ResourceType): string {
   return `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}`;
-}
-
-export function parseJsonBody(ctx: RequestContext): unknown {
-  try {
-    return JSON.parse(ctx.rawBody);
-  } catch (e) {
-    throw badRequest(`${decodePrefix(ctx.type)}: ${(e as Error).message}`);
-  }
 }
 
 /**
@@ -69,7 +61,7 @@ export function pruneUnknown(ctx: RequestContext, obj: Obj, raw?: string): void 
   if (ctx.fieldValidation === 'Warn') for (const p of problems) ctx.warnings.push(warning(p));
 }
 
-export function dropNulls(v: unknown): void {
+function dropNulls(v: unknown): void {
   if (Array.isArray(v)) return v.forEach(dropNulls);
   if (!isPlainObject(v)) return;
   for (const [k, x] of Object.entries(v)) {

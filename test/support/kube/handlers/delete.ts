@@ -23,7 +23,7 @@ function preconditionFailed(
   );
 }
 
-export function successStatus(type: ResourceType, obj: Obj): Obj {
+function successStatus(type: ResourceType, obj: Obj): Obj {
   const d = details(obj.metadata.name, type.group, type.resource);
   d.uid = obj.metadata.uid;
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: d };

@@ -5,7 +5,7 @@ import type { HandlerResult, RequestContext, ServerServices } from './context';
 import { update } from './write';
 
 /** RFC 7386: objects merge, null deletes, everything else (lists too) replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return clone(patch);
   const out: Obj = isPlainObject(target) ? clone(target) : {};
   for (const [k, v] of Object.entries(patch)) {
@@ -69,7 +69,7 @@ function addAt(doc: unknown, path: string, value: unknown, replace: boolean): vo
 }
 
 /** RFC 6902 against a copy; any failure is the one generic 422 of the transcripts (04 #13–#18). */
-export function jsonPatch(doc: Obj, ops: unknown[]): Obj {
+function jsonPatch(doc: Obj, ops: unknown[]): Obj {
   const out = clone(doc);
   try {
     for (const raw of ops) {

@@ -13,7 +13,7 @@ const SERVER_SET_META = [
   'generation',
 ];
 
-export function hasStatus(type: ResourceType): boolean {
+function hasStatus(type: ResourceType): boolean {
   return type.subresources.includes('status');
 }
 
@@ -25,12 +25,7 @@ function validateAndDefault(type: ResourceType, obj: Obj, ctx: WriteContext): vo
 }
 
 /** 403 for creates in a terminating namespace, 404 for a missing one (15-namespace #6/#7). */
-export function checkNamespace(
-  svc: ServerServices,
-  type: ResourceType,
-  ns: string | undefined,
-  name: string,
-): void {
+function checkNamespace(svc: ServerServices, type: ResourceType, ns: string | undefined, name: string): void {
   if (!type.namespaced || ns === undefined) return;
   const state = svc.namespaceState(ns);
   if (state === 'missing') throw notFound('namespaces', '', ns);
