@@ -34,6 +34,12 @@ export interface BenchContext {
   serviceUrl: string;
   /** Direct pg pool. */
   sql<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<R[]>;
+  /**
+   * A new, empty database `name` on the same server (dropped first if it exists); its URL. For a
+   * measure that needs a service of its own: the bench's service leads the shared database, and a
+   * second service on it would hand its runs to that leader.
+   */
+  freshDatabase(name: string): Promise<string>;
   /** Autocannon against serviceUrl. */
   load(options: LoadOptions): Promise<LoadResult>;
   /**
@@ -566,6 +572,14 @@ export function createBenchContext(options: { databaseUrl: string; serviceUrl: s
     bars,
     findings,
     sql,
+    async freshDatabase(name) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a database name: ${name}`);
+      await sql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await sql(`CREATE DATABASE ${name}`);
+      const url = new URL(options.databaseUrl);
+      url.pathname = `/${name}`;
+      return url.toString();
+    },
     load: (loadOptions) => loadUrl(options.serviceUrl, loadOptions),
     async timeSql(text, values, budget, preparedAs) {
       if (!preparedAs) {

@@ -55,7 +55,7 @@ const BARS = {
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export async function run(ctx: BenchContext): Promise<void> {
-  const databaseUrl = await freshDatabase(ctx, 'crondeck_operator');
+  const databaseUrl = await ctx.freshDatabase('crondeck_operator');
   const emu = await KubeEmulator.start();
   const processes: { stop(): Promise<void> }[] = [];
   try {
@@ -220,14 +220,6 @@ export async function run(ctx: BenchContext): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // The cluster and the processes
-
-async function freshDatabase(ctx: BenchContext, name: string): Promise<string> {
-  await ctx.sql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await ctx.sql(`CREATE DATABASE ${name}`);
-  const url = new URL(ctx.databaseUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 /** The checked-in CRDs, sent as `kubectl apply -f crds/` sends them (raw JSON). */
 async function installCrds(emu: KubeEmulator): Promise<void> {

@@ -3,6 +3,7 @@ import { reportTokenFor } from '../../src/domain/reportToken';
 import type { RunningController } from '../../src/controller/startController';
 import type { Database } from '../../src/store/database';
 import { findJobForResource } from '../../src/store/resourceJobs';
+import { writeSchedulerState } from '../../src/store/scheduler';
 import { createTestDatabase } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { chartMetricNames, missingFromScrape } from '../support/chartMetrics';
@@ -133,6 +134,22 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
       () => get('scheduledjobs', 'report')?.status?.observedGeneration === 2,
       'the new generation observed',
     );
+  });
+
+  it('resumes the CronJobs when a pause with until ends, and not before', async () => {
+    controller = await runController(kc, db);
+    await create('pausable', { schedule: '*/5 * * * *', command: 'true' });
+    await until(() => ready('pausable')?.status === 'True', 'Ready');
+    // As `POST /api/scheduler/pause {until}` does in Kubernetes mode: the state, then every CronJob.
+    const pausedUntil = new Date(Date.now() + 2500);
+    await writeSchedulerState(db.pool, { paused: true, until: pausedUntil });
+    await controller.manager.cluster.patchCronJob(NAMESPACE, 'pausable', { spec: { suspend: true } });
+    await until(() => ready('pausable')?.message?.includes('paused'), 'the pause seen');
+    expect(get('cronjobs', 'pausable')?.spec.suspend).toBe(true);
+
+    await until(() => get('cronjobs', 'pausable')?.spec.suspend === false, 'the CronJob resumed', 10_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(pausedUntil.getTime());
+    await until(() => ready('pausable')?.message === 'the CronJob is in place', 'Ready without the pause');
   });
 
   it('refuses a spec the CRD schema cannot judge with Ready=False naming the field, an Event, and no CronJob', async () => {

@@ -133,7 +133,8 @@ export class ScheduledJobReconciler {
       return {};
     }
     const now = this.deps.clock.now();
-    const paused = isPausedAt(await readSchedulerState(this.deps.pool), now);
+    const scheduler = await readSchedulerState(this.deps.pool);
+    const paused = isPausedAt(scheduler, now);
     await this.ensureCronJob(resource, job, paused);
     await this.deps.syncAlerts?.(resource, job);
 
@@ -151,8 +152,11 @@ export class ScheduledJobReconciler {
       ? 'the CronJob is in place; the scheduler is paused'
       : `the CronJob is in place${job.enabled ? '' : ' and suspended'}`;
     await this.writeStatus(resource, observed, { ready: true, reason: 'Reconciled', message });
+    // Back after the next fire (to show the next nextRun), or when a pause with `until` ends: in a
+    // cluster nothing else resumes the CronJobs then.
     const untilNext = nextRun ? nextRun.getTime() - now.getTime() + AFTER_FIRE_MS : MAX_REQUEUE_MS;
-    return { requeueAfterMs: Math.min(MAX_REQUEUE_MS, Math.max(1000, untilNext)) };
+    const untilResume = paused && scheduler.until ? scheduler.until.getTime() - now.getTime() : Infinity;
+    return { requeueAfterMs: Math.min(MAX_REQUEUE_MS, Math.max(1000, Math.min(untilNext, untilResume))) };
   }
 
   private async finalize(resource: ScheduledJob): Promise<void> {
