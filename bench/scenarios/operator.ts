@@ -37,12 +37,12 @@ const NAMESPACE = 'bench';
 const REPORT_SECRET = 'a-bench-report-secret-of-32-characters-or-more';
 const RESYNC_SECONDS = 90;
 const CREATES_IN_FLIGHT = 32;
-/** The controller's heap limit as the chart deploys it (NODE_OPTIONS=--max-old-space-size). */
-const CHART_CONTROLLER_HEAP_MB = (
+/** The controller's NODE_OPTIONS as the chart deploys it (its heap sized to the container). */
+const CHART_CONTROLLER_NODE_OPTIONS = (
   parse(readFileSync(join(REPO_ROOT, 'charts', 'crondeck', 'values.yaml'), 'utf8')) as {
-    controller: { maxHeapMegabytes: number };
+    controller: { nodeOptions: string };
   }
-).controller.maxHeapMegabytes;
+).controller.nodeOptions;
 /** Extra node flags for the controller process (e.g. `--heapsnapshot-signal=SIGUSR2`). */
 const CONTROLLER_NODE_ARGS = (process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const BARS = {
@@ -153,7 +153,7 @@ export async function run(ctx: BenchContext): Promise<void> {
         `${formatNumber(OBJECTS)} ScheduledJobs created through the API, ${CREATES_IN_FLIGHT} requests in flight ` +
           `(all sent in ${(createdMs / 1000).toFixed(1)} s), each with its own schedule (none due while the bench runs), one in five in a time zone, ` +
           'one in ten with a webhook shortcut. `crondeck controller` (a process of its own, leader election on, ' +
-          `its heap capped at ${CHART_CONTROLLER_HEAP_MB} MB as the chart deploys it) ` +
+          `with the chart's \`NODE_OPTIONS=${CHART_CONTROLLER_NODE_OPTIONS}\`) ` +
           `watches the namespace; Ready means Ready=True with observedGeneration = generation.`,
         '',
         markdownTable(
@@ -255,7 +255,7 @@ async function startControllerProcess(env: Record<string, string>): Promise<Cont
       env: {
         PATH: process.env.PATH,
         ...env,
-        NODE_OPTIONS: `--max-old-space-size=${CHART_CONTROLLER_HEAP_MB}`,
+        NODE_OPTIONS: CHART_CONTROLLER_NODE_OPTIONS,
         CRONDECK_HEALTH_PORT: String(port),
         POD_NAME: 'crondeck-controller-bench',
         SERVICE_LOG_LEVEL: 'warn',
