@@ -5,8 +5,6 @@ import { readJobsFile } from './config/jobsFile';
 import { assertSafeListenAddress } from './config/listenAddress';
 import { readControllerEnvironment } from './config/controllerEnvironment';
 import { MANIFESTS_USAGE, runManifestsCommand } from './controller/crds/manifestsCommand';
-import { loadKubeConfig } from './controller/runtime/kubeConfig';
-import { startController } from './controller/startController';
 import { type PodRunIo, readRunnerSettings, runInPod } from './runner/podRunner';
 import { RUNNER_ENV } from './runner/runnerEnvironment';
 import { SUPERVISE_DIR } from './runner/superviseFiles';
@@ -15,6 +13,16 @@ import { connectToServer } from './store/database';
 import { createLogger } from './logging/logger';
 import { startService } from './service';
 import { openDatabase } from './store/open';
+
+/**
+ * The parts that talk to a cluster load @kubernetes/client-node, whose generated API costs some
+ * 60 MB of memory: only the commands that need them load them (`serve` in Kubernetes mode and
+ * `controller`), so that `serve` on one machine and `run` in every job's pod stay small.
+ */
+const clusterParts = () => ({
+  ...(require('./controller/runtime/kubeConfig') as typeof import('./controller/runtime/kubeConfig')),
+  ...(require('./controller/startController') as typeof import('./controller/startController')),
+});
 
 const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
        crondeck controller
@@ -53,7 +61,7 @@ async function serve(args: string[]): Promise<void> {
   // Read the config file before opening anything: a bad entry must not start half a service.
   const declaredJobs = values.config ? await readJobsFile(values.config) : [];
   const db = await openDatabase(env);
-  const kubeConfig = env.runtime === 'kubernetes' ? loadKubeConfig() : undefined;
+  const kubeConfig = env.runtime === 'kubernetes' ? clusterParts().loadKubeConfig() : undefined;
   const service = await startService({ env, db, logger, declaredJobs, kubeConfig });
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -75,6 +83,7 @@ async function controller(): Promise<void> {
   const env = readEnvironment(process.env);
   const controllerEnv = readControllerEnvironment(process.env);
   const logger = createLogger({ level: env.logLevel });
+  const { startController, loadKubeConfig } = clusterParts();
   const running = await startController({
     env,
     controllerEnv,

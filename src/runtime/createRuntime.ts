@@ -1,5 +1,4 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ClusterClient } from '../controller/clusterClient';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
 import type { ExecutionRecorder } from '../scheduling/executionRecorder';
@@ -7,7 +6,6 @@ import type { Database } from '../store/database';
 import { AdvisoryLockLeadership, soleLeadership } from './local/leadership';
 import { LocalRuntime, type LocalRuntimeHooks, type LocalRuntimeOptions } from './local/localRuntime';
 import { poolRuntimeStore } from './local/localRuntimeStore';
-import { KubernetesRuntime } from './kubernetes/kubernetesRuntime';
 import type { Runtime, RuntimeKind } from './runtime';
 
 /** Tuning and test seams of the local runtime. */
@@ -68,6 +66,11 @@ export function createRuntime(
       // use case's open transaction: the embedded single-session database can do neither.
       if (!deps.db.openSession)
         throw new Error('SERVICE_RUNTIME=kubernetes needs a PostgreSQL server (DATABASE_URL)');
+      // Loaded here, not above: @kubernetes/client-node costs some 60 MB that local mode never needs.
+      const { ClusterClient } =
+        require('../controller/clusterClient') as typeof import('../controller/clusterClient');
+      const { KubernetesRuntime } =
+        require('./kubernetes/kubernetesRuntime') as typeof import('./kubernetes/kubernetesRuntime');
       const runtime = new KubernetesRuntime({
         cluster: new ClusterClient(deps.kubernetes.kubeConfig),
         pool: deps.db.pool,
