@@ -17,6 +17,7 @@ import { RuntimeRefusedError } from '../runtimeRefused';
 import { manualJobFromCronJob } from './manualRun';
 import { patchOfJob, scheduledJobOfJob } from './scheduledJobOfJob';
 
+/** @public See KubernetesRuntime. */
 export interface KubernetesRuntimeOptions {
   cluster: ClusterClient;
   pool: Pool;
@@ -34,6 +35,9 @@ export interface KubernetesRuntimeOptions {
  * ScheduledJob (which the Crondeck controller turns into a CronJob); "run now" creates a Job from
  * the CronJob's template; pause and resume suspend and resume every managed CronJob. Every write
  * answers synchronously: a refusal reaches the API caller.
+ *
+ * @public Required lazily by src/runtime/createRuntime.ts (local mode never loads it); knip does
+ * not follow that require.
  */
 export class KubernetesRuntime implements Runtime {
   constructor(private readonly options: KubernetesRuntimeOptions) {}
