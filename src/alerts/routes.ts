@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { type AlertConfig, alertConfigSchema } from '../domain/alertConfig';
-import { parseOrThrow, parsePathId } from '../http/validate';
+import { parseOrThrow, parsePathId } from '../httpKit/validate';
 
 /** What the alert endpoints need. */
 export interface AlertsApi {

@@ -1,19 +1,8 @@
 import type { ErrorRequestHandler } from 'express';
 import { DomainError, type DomainErrorKind } from '../domain/errors';
 import type { Logger } from '../logging/logger';
+import { HttpError } from '../httpKit/httpError';
 import { isTransactionConflict, isTransientDatabaseError } from '../store/transient';
-
-/** An error whose message is meant for the API client, with the status to answer. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export const badRequest = (message: string) => new HttpError(400, message);
 
 const STATUS_OF_KIND: Record<DomainErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409 };
 

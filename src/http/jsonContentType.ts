@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { HttpError } from './errors';
+import { HttpError } from '../httpKit/httpError';
 
 const JSON_CONTENT_TYPE_MESSAGE = 'Content-Type must be application/json';
 

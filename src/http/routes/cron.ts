@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { describeSchedule } from '../../domain/cronDescription';
 import type { Clock } from '../../domain/clock';
 import { timeZoneSchema } from '../../domain/job';
-import { singleQueryValue } from '../queryParams';
-import { parseOrThrow } from '../validate';
+import { singleQueryValue } from '../../httpKit/queryParams';
+import { parseOrThrow } from '../../httpKit/validate';
 
 const describeQuerySchema = z.object({
   expr: singleQueryValue(z.string({ error: 'query parameter is required' })),

@@ -6,8 +6,8 @@ import { notFound } from '../../domain/errors';
 import { findExecution, listExecutions } from '../../store/executions';
 import { readListVersion } from '../../store/listVersions';
 import { VersionedRenders } from '../../store/versionedRenders';
-import { singleQueryValue } from '../queryParams';
-import { parseOrThrow, parsePathId, pathIdSchema } from '../validate';
+import { singleQueryValue } from '../../httpKit/queryParams';
+import { parseOrThrow, parsePathId, pathIdSchema } from '../../httpKit/validate';
 
 const MAX_EXECUTIONS_LIMIT = 1000;
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { jobInputSchema } from '../../domain/job';
 import type { JobService, JobView } from '../../scheduling/jobService';
 import { strictObjectError } from '../../domain/zodErrors';
-import { parseOrThrow, parsePathId } from '../validate';
+import { parseOrThrow, parsePathId } from '../../httpKit/validate';
 
 const toggleSchema = z.strictObject(
   { enabled: z.boolean({ error: 'is required and must be true or false' }) },

@@ -3,8 +3,8 @@ import { attemptReportSchema } from '../../domain/attemptReport';
 import { isReportTokenOf } from '../../domain/reportToken';
 import type { Logger } from '../../logging/logger';
 import type { ReportIngest } from '../../scheduling/reportIngest';
-import { HttpError } from '../errors';
-import { parseOrThrow, parsePathId } from '../validate';
+import { HttpError } from '../../httpKit/httpError';
+import { parseOrThrow, parsePathId } from '../../httpKit/validate';
 
 /**
  * Largest report accepted. Each output tail is at most 1 MiB of text, but JSON escapes control

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { SchedulerControl } from '../../scheduling/schedulerControl';
 import { strictObjectError } from '../../domain/zodErrors';
-import { parseOrThrow } from '../validate';
+import { parseOrThrow } from '../../httpKit/validate';
 
 const pauseSchema = z
   .strictObject(

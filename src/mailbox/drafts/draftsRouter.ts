@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { notFound } from '../../domain/errors';
-import { parsePathId } from '../../http/validate';
+import { parsePathId } from '../../httpKit/validate';
 import { bodyOf, parseInput } from '../shared/validation';
 import { draftCreateSchema, draftListQuerySchema, draftUpdateSchema } from './draftSchemas';
 import { deleteDraft, findDraft, insertDraft, listDrafts, updateDraft } from './draftStore';

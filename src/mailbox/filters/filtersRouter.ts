@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
-import { parsePathId } from '../../http/validate';
+import { parsePathId } from '../../httpKit/validate';
 import { parseInput } from '../shared/validation';
 import {
   filterCountQuerySchema,

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { notFound } from '../../domain/errors';
-import { parsePathId } from '../../http/validate';
+import { parsePathId } from '../../httpKit/validate';
 import { LABEL_NOT_FOUND } from '../labels/labelNotFound';
 import { labelMessage, type LinkOutcome, unlabelMessage } from './messageStore';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { textSchema } from '../../domain/text';
-import { singleQueryValue } from '../../http/queryParams';
+import { singleQueryValue } from '../../httpKit/queryParams';
 import { identityIdInBody, identityIdInQuery } from '../shared/identityId';
 import { jsonBody, MAX_INTEGER_ID, nullableText } from '../shared/validation';
 

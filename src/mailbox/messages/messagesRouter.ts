@@ -1,8 +1,8 @@
 import express, { Router, type Request } from 'express';
 import type { Pool } from 'pg';
 import { notFound } from '../../domain/errors';
-import { badRequest, HttpError } from '../../http/errors';
-import { parsePathId } from '../../http/validate';
+import { badRequest, HttpError } from '../../httpKit/httpError';
+import { parsePathId } from '../../httpKit/validate';
 import { bodyOf, parseInput } from '../shared/validation';
 import { messageCreateSchema, rfc822QuerySchema } from './messageSchemas';
 import { findMessage, insertMessage, type NewMessage } from './messageStore';

@@ -1,6 +1,6 @@
 import { type AddressObject, type HeaderLines, simpleParser } from 'mailparser';
 import { storableText } from '../../domain/text';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../httpKit/httpError';
 import { textOfHtml } from './htmlText';
 
 /** Largest RFC 822 source accepted (25 MiB, the usual limit of mail servers); 413 above. */

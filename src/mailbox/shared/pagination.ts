@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { singleQueryValue } from '../../http/queryParams';
+import { singleQueryValue } from '../../httpKit/queryParams';
 import { MAX_INTEGER_ID } from './validation';
 
 const DEFAULT_PAGE_LIMIT = 50;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { textSchema } from '../../domain/text';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../httpKit/httpError';
 
 /** Largest value of a Postgres `integer`: ids above it cannot exist and must not reach SQL. */
 export const MAX_INTEGER_ID = 2147483647;

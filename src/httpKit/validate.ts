@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describeZodError } from '../domain/zodErrors';
-import { badRequest } from './errors';
+import { badRequest } from './httpError';
 
 /** Parses `input` with `schema`, or throws a 400 that names the offending field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix?: string): z.output<S> {
