@@ -1,5 +1,6 @@
 import type { AlertEvent, Execution } from '../domain/execution';
 import type { Job } from '../domain/job';
+import { lastCodePoints } from '../domain/codePoints';
 
 /** How much output an alert carries (spec section 8): the last 500 characters. */
 export const OUTPUT_TAIL_CHARACTERS = 500;
@@ -39,25 +40,10 @@ export function snapshotOf(job: Job, execution: Execution, event: AlertEvent, ra
       durationMs: execution.durationMs ?? Math.max(0, finishedAt.getTime() - execution.startedAt.getTime()),
       startedAt: execution.startedAt.toISOString(),
       finishedAt: finishedAt.toISOString(),
-      stdoutTail: lastCharacters(execution.stdout, OUTPUT_TAIL_CHARACTERS),
-      stderrTail: lastCharacters(execution.stderr, OUTPUT_TAIL_CHARACTERS),
+      stdoutTail: lastCodePoints(execution.stdout, OUTPUT_TAIL_CHARACTERS),
+      stderrTail: lastCodePoints(execution.stderr, OUTPUT_TAIL_CHARACTERS),
       attempt: execution.attempt,
     },
     timestamp: raisedAt.toISOString(),
   };
-}
-
-/**
- * The last `count` characters of `text`, counted in code points so that an emoji or other astral
- * character is never cut in half. Walks back from the end: cheap for a megabyte of output.
- */
-export function lastCharacters(text: string, count: number): string {
-  let start = text.length;
-  for (let taken = 0; taken < count && start > 0; taken++) {
-    const unit = text.charCodeAt(start - 1);
-    const isLowSurrogate = unit >= 0xdc00 && unit <= 0xdfff;
-    const before = start >= 2 ? text.charCodeAt(start - 2) : 0;
-    start -= isLowSurrogate && before >= 0xd800 && before <= 0xdbff ? 2 : 1;
-  }
-  return text.slice(start);
 }

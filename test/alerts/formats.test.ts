@@ -1,4 +1,5 @@
-import { type AlertSnapshot, lastCharacters } from '../../src/alerts/alertSnapshot';
+import type { AlertSnapshot } from '../../src/alerts/alertSnapshot';
+import { lastCodePoints } from '../../src/domain/codePoints';
 import { destinationsFor } from '../../src/alerts/destinations';
 import { DISCORD_LIMITS, discordMessage } from '../../src/alerts/formats/discord';
 import { emailMessage } from '../../src/alerts/formats/email';
@@ -132,11 +133,11 @@ describe('format choice by URL', () => {
 
 describe('helpers', () => {
   it('takes the last 500 characters without cutting an emoji in half', () => {
-    expect(lastCharacters('abc', 500)).toBe('abc');
-    expect(lastCharacters('x'.repeat(1000) + 'END', 500)).toBe('x'.repeat(497) + 'END');
+    expect(lastCodePoints('abc', 500)).toBe('abc');
+    expect(lastCodePoints('x'.repeat(1000) + 'END', 500)).toBe('x'.repeat(497) + 'END');
     const emoji = '😀'.repeat(600);
-    expect(Array.from(lastCharacters(emoji, 500))).toHaveLength(500);
-    expect(lastCharacters('a😀b', 2)).toBe('😀b');
+    expect(Array.from(lastCodePoints(emoji, 500))).toHaveLength(500);
+    expect(lastCodePoints('a😀b', 2)).toBe('😀b');
   });
 
   it('formats durations for people', () => {

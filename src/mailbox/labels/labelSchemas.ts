@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { textProblem, textSchema } from '../../domain/text';
-import { countCodePoints } from '../shared/codePoints';
+import { countCodePoints } from '../../domain/codePoints';
 import { jsonBody, nullableText, reject } from '../shared/validation';
 
 /**
