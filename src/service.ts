@@ -74,7 +74,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     options: options.alerting,
   });
   const recorder = new ExecutionRecorder(pool, logger, alerting.hook);
-  recorder.subscribe((execution) => alerting.executionRecorded(execution));
   const created = createRuntime(
     env.runtime,
     {

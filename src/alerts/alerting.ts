@@ -4,7 +4,6 @@ import type { Pool } from 'pg';
 import type { SmtpSettings } from '../config/environment';
 import type { DeclaredJob } from '../config/jobsFile';
 import type { Clock } from '../domain/clock';
-import type { Execution } from '../domain/execution';
 import type { Logger } from '../logging/logger';
 import type { ExecutionFinishedHook } from '../scheduling/executionRecorder';
 import { VERSION } from '../version';
@@ -48,13 +47,11 @@ export interface AlertingDeps {
 }
 
 export interface Alerting {
-  /** For `new ExecutionRecorder(pool, logger, hook)`: queues alerts with the execution. */
+  /** For `new ExecutionRecorder(pool, logger, hook)`: queues alerts with the execution, wakes the worker after. */
   hook: ExecutionFinishedHook;
   /** For the HTTP API. */
   api: AlertConfigService;
   worker: OutboxWorker;
-  /** For `recorder.subscribe`: wakes the worker when a committed execution queued alerts. */
-  executionRecorded(execution: Execution): void;
   /** Checks the config file's shortcuts; throws naming the job and key. Nothing is written. */
   readDeclared(declared: readonly DeclaredJob[]): DeclaredAlerts[];
   applyDeclared(declared: DeclaredAlerts[]): Promise<void>;
@@ -98,26 +95,18 @@ export function createAlerting(deps: AlertingDeps): Alerting {
     retentionDays: deps.retentionDays,
   });
   const api = new AlertConfigService(deps.pool, policy);
-  // Executions whose transaction queued alerts: woken for after the commit, not before (the
-  // worker would not see the rows yet), and not for the many executions that queue none.
-  const queuedBy = new Set<number>();
 
   return {
     hook: outboxHook({
       clock: deps.clock,
       logger: deps.logger,
       emailEnabled: email !== null,
-      onQueued: (executionId) => {
-        // A rolled-back transaction leaves its id behind; keep the set from growing without bound.
-        if (queuedBy.size > 10_000) queuedBy.clear();
-        queuedBy.add(executionId);
-      },
+      // After the commit, not before (the worker would not see the rows yet), and only for the
+      // executions that queued alerts.
+      afterQueued: () => worker.wake(),
     }),
     api,
     worker,
-    executionRecorded: (execution) => {
-      if (queuedBy.delete(execution.id)) worker.wake();
-    },
     readDeclared: (declared) =>
       declared.map((job) => {
         try {

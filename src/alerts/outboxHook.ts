@@ -16,8 +16,8 @@ export function outboxHook(options: {
   clock: Clock;
   logger: Logger;
   emailEnabled: boolean;
-  /** Told which execution queued alerts, so the worker is woken after that one commits. */
-  onQueued?: (executionId: number) => void;
+  /** Runs once a transaction that queued alerts has committed (wakes the worker). */
+  afterQueued?: () => void;
 }): ExecutionFinishedHook {
   let warnedNoSmtp = false;
   return async (tx, { job, execution, finalAttempt }) => {
@@ -54,6 +54,6 @@ export function outboxHook(options: {
       })),
     ];
     await enqueueAlerts(tx, alerts);
-    options.onQueued?.(execution.id);
+    return options.afterQueued;
   };
 }

@@ -18,12 +18,19 @@ import { endLeftoverRuns } from './leftoverRuns';
 
 /**
  * Called inside the transaction that records a finished execution, so whatever it writes (the
- * alert outbox) commits or rolls back together with the execution row and its counter.
+ * alert outbox) commits or rolls back together with the execution row and its counter. It may
+ * return what to do once that transaction has committed (wake the alert worker, which would not
+ * see the rows before): it runs then, and never after a rollback.
  */
 export type ExecutionFinishedHook = (
   tx: Queryable,
   finished: { job: Job; execution: Execution; finalAttempt: boolean },
-) => Promise<void>;
+) => Promise<AfterCommit | void>;
+
+type AfterCommit = () => void;
+
+/** Counts a finished execution in the transaction that records it (and runs the hook). */
+type CountInTransaction = (job: Job, execution: Execution, finalAttempt: boolean) => Promise<void>;
 
 /** Observers told after the commit (metrics caches, live dashboards). Never awaited by the runtime. */
 export type ExecutionListener = (execution: Execution) => void;
@@ -65,9 +72,9 @@ export class ExecutionRecorder {
     const execution = await recordWithOutputFallback(
       result,
       (storable) =>
-        withTransaction(this.pool, async (tx) => {
+        this.transaction(async (tx, count) => {
           const finished = await finishAttempt(tx, executionId, storable);
-          if (finished) await this.count(tx, job, finished, finalAttempt);
+          if (finished) await count(job, finished, finalAttempt);
           return finished;
         }),
       this.logger,
@@ -94,14 +101,14 @@ export class ExecutionRecorder {
     const execution = await recordWithOutputFallback(
       result,
       (storable) =>
-        withTransaction(this.pool, async (tx) => {
+        this.transaction(async (tx, count) => {
           if (admit && !(await admit(tx))) return null;
           const inserted = await insertFinishedExecution(tx, {
             ...storable,
             jobId: job.id,
             jobName: job.name,
           });
-          if (inserted) await this.count(tx, job, inserted, finalAttempt);
+          if (inserted) await count(job, inserted, finalAttempt);
           return inserted;
         }),
       this.logger,
@@ -118,7 +125,7 @@ export class ExecutionRecorder {
   async closeInterrupted(now: Date): Promise<Execution[]> {
     // Their processes may still be running: end them first, so that the record says how.
     const endings = await endLeftoverRuns(this.pool, this.logger);
-    const closed = await withTransaction(this.pool, async (tx) => {
+    const closed = await this.transaction(async (tx, count) => {
       const executions: Execution[] = [];
       for (const [id, ending] of endings) {
         const execution = await closeAbandonedAttempt(tx, id, now, ending);
@@ -129,7 +136,7 @@ export class ExecutionRecorder {
       );
       for (const execution of executions) {
         const job = await findJob(tx, execution.jobId);
-        if (job) await this.count(tx, job, execution, true);
+        if (job) await count(job, execution, true);
       }
       return executions;
     });
@@ -137,9 +144,21 @@ export class ExecutionRecorder {
     return closed;
   }
 
-  private async count(tx: Queryable, job: Job, execution: Execution, finalAttempt: boolean): Promise<void> {
-    await countFinishedExecution(tx, execution);
-    await this.onFinished(tx, { job, execution, finalAttempt });
+  /**
+   * One transaction of `work`, with `count` to count each execution it records; what the hook
+   * asked to do after the commit runs once `work` has committed.
+   */
+  private async transaction<T>(work: (tx: Queryable, count: CountInTransaction) => Promise<T>): Promise<T> {
+    const afterCommit: AfterCommit[] = [];
+    const result = await withTransaction(this.pool, (tx) =>
+      work(tx, async (job, execution, finalAttempt) => {
+        await countFinishedExecution(tx, execution);
+        const then = await this.onFinished(tx, { job, execution, finalAttempt });
+        if (then) afterCommit.push(then);
+      }),
+    );
+    for (const then of afterCommit) then();
+    return result;
   }
 
   private notify(execution: Execution): void {
