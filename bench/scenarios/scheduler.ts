@@ -71,6 +71,11 @@ export async function run(ctx: BenchContext): Promise<void> {
     }),
   );
   const someJob = (await ctx.sql<{ id: number }>('SELECT id FROM jobs ORDER BY id LIMIT 1 OFFSET 7'))[0]!.id;
+  lists.push(
+    await compareWithCeilings(ctx, `GET /api/jobs/:id (${formatNumber(LARGE_HISTORY)} executions)`, {
+      path: `/api/jobs/${someJob}`,
+    }),
+  );
   const byJobPath = `/api/executions?jobId=${someJob}&limit=50`;
   console.log(`  GET ${byJobPath}: service`);
   const byJob = await ctx.load({ path: byJobPath });
@@ -78,7 +83,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const small = lists[1]!;
   const large = lists[2]!;
   ctx.report(
-    'HTTP lists',
+    'HTTP lists and one job',
     [
       comparisonTable(lists),
       '',

@@ -64,7 +64,9 @@ export class JobService {
   }
 
   async get(id: number): Promise<JobView> {
-    return this.viewWithRun(await this.require(id));
+    const found = await jobs.findJobWithRun(this.pool, id);
+    if (!found) throw notFound(`job ${id} not found`);
+    return this.view(found.job, this.clock.now(), found.running);
   }
 
   async create(input: JobInput): Promise<JobView> {

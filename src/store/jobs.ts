@@ -1,5 +1,6 @@
 import type { RunningAttempt } from '../domain/execution';
 import type { Job, JobInput } from '../domain/job';
+import type { Pool, PoolClient } from 'pg';
 import type { Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
 
@@ -73,21 +74,49 @@ export async function listJobsWithVersion(
   const { version, rows: jobRows } = splitListVersion(rows, (row) => row.id === null);
   const running = new Map<number, RunningAttempt>();
   for (const row of jobRows) {
-    if (row.running_id !== null) {
-      running.set(row.id, {
-        executionId: Number(row.running_id),
-        startedAt: row.running_started_at!,
-        attempt: row.running_attempt!,
-      });
-    }
+    const attempt = runningAttemptOf(row);
+    if (attempt) running.set(row.id, attempt);
   }
   return { jobs: jobRows.map(toJob), running, version };
+}
+
+/**
+ * One job and its attempt in progress, in one round trip: a primary-key read and, from the small
+ * partial index of running rows, the newest running attempt. Prepared: `GET /api/jobs/:id` runs
+ * nothing else, and planning it anew would cost as much as running it.
+ */
+export async function findJobWithRun(
+  db: Pool | PoolClient,
+  id: number,
+): Promise<{ job: Job; running: RunningAttempt | null } | null> {
+  const { rows } = await db.query<JobRow & RunningColumns>({
+    name: 'crondeck_job_with_run',
+    text: `SELECT ${JOB_COLUMNS}, r.running_id, r.running_started_at, r.running_attempt
+      FROM jobs LEFT JOIN LATERAL (
+        SELECT e.id AS running_id, e.started_at AS running_started_at, e.attempt AS running_attempt
+        FROM executions e WHERE e.status = 'running' AND e.job_id = jobs.id
+        ORDER BY e.started_at DESC, e.id DESC LIMIT 1
+      ) r ON true
+      WHERE jobs.id = $1`,
+    values: [id],
+  });
+  const row = rows[0];
+  return row ? { job: toJob(row), running: runningAttemptOf(row) } : null;
 }
 
 interface RunningColumns {
   running_id: string | null;
   running_started_at: Date | null;
   running_attempt: number | null;
+}
+
+function runningAttemptOf(row: RunningColumns): RunningAttempt | null {
+  if (row.running_id === null) return null;
+  return {
+    executionId: Number(row.running_id),
+    startedAt: row.running_started_at!,
+    attempt: row.running_attempt!,
+  };
 }
 
 export async function findJob(db: Queryable, id: number): Promise<Job | null> {
