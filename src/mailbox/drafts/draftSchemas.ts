@@ -7,21 +7,10 @@ const COMPOSE_MODES = ['new', 'reply', 'reply_all', 'forward'] as const;
 
 const composeMode = z.enum(COMPOSE_MODES, { error: `must be one of ${COMPOSE_MODES.join(', ')}` });
 
-/** The keys a draft's body may set, in the spec's order. */
-export const DRAFT_FIELDS = [
-  'to_addresses',
-  'cc_addresses',
-  'bcc_addresses',
-  'subject',
-  'text_body',
-  'html_body',
-  'in_reply_to',
-  'references',
-  'original_message_id',
-  'compose_mode',
-] as const;
-export type DraftField = (typeof DRAFT_FIELDS)[number];
-
+/**
+ * The fields a draft's body may set, but compose_mode, in the spec's order: each is also the
+ * column of that name of `mail_drafts`. Everything else about a draft's fields derives from this.
+ */
 const textFields = {
   to_addresses: nullableText,
   cc_addresses: nullableText,
@@ -33,6 +22,18 @@ const textFields = {
   references: nullableText,
   original_message_id: nullableId,
 };
+
+export type DraftField = keyof typeof textFields | 'compose_mode';
+/** The keys a draft's body may set, in the spec's order. */
+export const DRAFT_FIELDS = [
+  ...(Object.keys(textFields) as (keyof typeof textFields)[]),
+  'compose_mode',
+] as const;
+
+/** A draft's fields as stored: each text field a value or null, compose_mode always set. */
+export type DraftValues = {
+  [K in keyof typeof textFields]: Exclude<z.output<(typeof textFields)[K]>, undefined>;
+} & { compose_mode: (typeof COMPOSE_MODES)[number] };
 
 export const draftListQuerySchema = z.object({ identity_id: identityIdInQuery });
 

@@ -1,44 +1,40 @@
 import type { Queryable } from '../../store/database';
 import { previewOf } from '../shared/preview';
-import { DRAFT_FIELDS, type DraftCreate, type DraftField, type DraftUpdate } from './draftSchemas';
+import {
+  DRAFT_FIELDS,
+  type DraftCreate,
+  type DraftField,
+  type DraftUpdate,
+  type DraftValues,
+} from './draftSchemas';
 
-export interface Draft {
-  id: number;
-  identity_id: number;
-  to_addresses: string | null;
-  cc_addresses: string | null;
-  bcc_addresses: string | null;
-  subject: string | null;
-  text_body: string | null;
-  html_body: string | null;
-  in_reply_to: string | null;
-  references: string | null;
-  original_message_id: number | null;
-  compose_mode: string;
-  created_at: Date;
-  updated_at: Date;
-}
+export type Draft = { id: number; identity_id: number } & DraftValues & {
+    created_at: Date;
+    updated_at: Date;
+  };
 
-export type DraftListItem = Pick<
-  Draft,
-  | 'id'
-  | 'identity_id'
-  | 'to_addresses'
-  | 'cc_addresses'
-  | 'bcc_addresses'
-  | 'subject'
-  | 'compose_mode'
-  | 'original_message_id'
-  | 'created_at'
-  | 'updated_at'
-> & { preview: string | null };
+/** What the list shows of a draft: no bodies, a preview of the text body instead. */
+const LIST_FIELDS = [
+  'id',
+  'identity_id',
+  'to_addresses',
+  'cc_addresses',
+  'bcc_addresses',
+  'subject',
+  'preview',
+  'compose_mode',
+  'original_message_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+export type DraftListItem = Pick<Draft & { preview: string | null }, (typeof LIST_FIELDS)[number]>;
 
 // "references" is a reserved word in SQL: every column is quoted.
 const column = (field: DraftField) => `"${field}"`;
 
 const DRAFT_COLUMNS = `id, identity_id, ${DRAFT_FIELDS.map(column).join(', ')}, created_at, updated_at`;
-const LIST_COLUMNS = `id, identity_id, to_addresses, cc_addresses, bcc_addresses, subject, preview,
-  compose_mode, original_message_id, created_at, updated_at`;
+const LIST_COLUMNS = LIST_FIELDS.join(', ');
 
 /** One identity's drafts, the most recently updated first (id breaks ties, newest first). */
 export async function listDrafts(db: Queryable, identityId: number): Promise<DraftListItem[]> {

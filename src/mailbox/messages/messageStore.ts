@@ -5,25 +5,17 @@ import {
   type MessageSummary,
   type MessageSummaryRow,
   SUMMARY_COLUMNS,
+  SUMMARY_FIELDS,
   toMessageSummary,
 } from './messageSummary';
 
-export interface NewMessage {
+/** A message to store: its summary's fields but the ones the database sets, and its body. */
+export type NewMessage = Omit<MessageSummary, 'id' | 'preview' | 'date'> & {
   identity_id: number;
-  uid: number | null;
-  message_id: string | null;
-  in_reply_to: string | null;
-  subject: string | null;
-  from_address: string | null;
-  from_name: string | null;
-  to_addresses: string | null;
   /** An ISO 8601 timestamp (JSON input) or a parsed Date (RFC 822 input). */
   date: string | Date | null;
-  flags: string[] | null;
-  size: number | null;
-  has_attachments: boolean;
   text_body: string | null;
-}
+};
 
 interface MessageLabel {
   id: number;
@@ -41,21 +33,12 @@ export type Message = MessageSummary & {
   labels: MessageLabel[];
 };
 
-const COLUMNS = [
+/** The columns a new message writes (`preview` is derived from the body). */
+const COLUMNS: readonly (keyof NewMessage)[] = [
   'identity_id',
-  'uid',
-  'message_id',
-  'in_reply_to',
-  'subject',
-  'from_address',
-  'from_name',
-  'to_addresses',
-  'date',
-  'flags',
-  'size',
-  'has_attachments',
+  ...SUMMARY_FIELDS.filter((field) => field !== 'id' && field !== 'preview'),
   'text_body',
-] as const;
+];
 
 export async function insertMessage(db: Queryable, message: NewMessage): Promise<number> {
   const { rows } = await db.query<{ id: number }>(

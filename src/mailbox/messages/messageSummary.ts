@@ -19,7 +19,7 @@ export interface MessageSummary {
 export type MessageSummaryRow = Omit<MessageSummary, 'uid'> & { uid: string | null; identity_id: number };
 
 /** The summary's fields in the spec's order; each is the column of that name of `mail_messages`. */
-const SUMMARY_FIELDS: readonly (keyof MessageSummary)[] = [
+export const SUMMARY_FIELDS: readonly (keyof MessageSummary)[] = [
   'id',
   'uid',
   'message_id',
@@ -40,21 +40,11 @@ export const SUMMARY_COLUMNS = ['identity_id', ...SUMMARY_FIELDS].map((field) =>
 
 /** The summary of a row, in the spec's field order. */
 export function toMessageSummary(row: MessageSummaryRow): MessageSummary {
-  return {
-    id: row.id,
-    uid: row.uid === null ? null : Number(row.uid),
-    message_id: row.message_id,
-    in_reply_to: row.in_reply_to,
-    subject: row.subject,
-    from_address: row.from_address,
-    from_name: row.from_name,
-    to_addresses: row.to_addresses,
-    date: row.date,
-    flags: row.flags,
-    size: row.size,
-    has_attachments: row.has_attachments,
-    preview: row.preview,
-  };
+  const summary = Object.fromEntries(
+    SUMMARY_FIELDS.map((field) => [field, row[field]]),
+  ) as unknown as MessageSummary;
+  summary.uid = row.uid === null ? null : Number(row.uid);
+  return summary;
 }
 
 /**

@@ -2,23 +2,16 @@ import { type AddressObject, type HeaderLines, simpleParser } from 'mailparser';
 import { storableText } from '../../domain/text';
 import { badRequest } from '../../httpKit/httpError';
 import { textOfHtml } from './htmlText';
+import type { NewMessage } from './messageStore';
 
 /** Largest RFC 822 source accepted (25 MiB, the usual limit of mail servers); 413 above. */
 export const RFC822_LIMIT_BYTES = 25 * 1024 * 1024;
 
 /** What an RFC 822 source says about a message, in the fields of POST /api/messages. */
-export interface ParsedSource {
-  message_id: string | null;
-  in_reply_to: string | null;
-  subject: string | null;
-  from_address: string | null;
-  from_name: string | null;
-  to_addresses: string | null;
+export type ParsedSource = Omit<NewMessage, 'identity_id' | 'uid' | 'flags' | 'date' | 'size'> & {
   date: Date | null;
   size: number;
-  has_attachments: boolean;
-  text_body: string | null;
-}
+};
 
 /**
  * A source says what it says: a decoded part may hold NUL or bytes that are not UTF-8, which are
