@@ -6,7 +6,7 @@ import { alertsRouter, type AlertsApi } from '../alerts/routes';
 import { dashboardRouter } from '../dashboard/router';
 import type { Logger } from '../logging/logger';
 import { mailboxRouter } from '../mailbox/routes';
-import { cachedDatabaseSize } from '../metrics/databaseSize';
+import { cachedDatabaseSize } from '../caching/databaseSize';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics/metrics';
 import { readMetricsSnapshot } from '../metrics/snapshot';
 import type { JobService } from '../scheduling/jobService';

@@ -1,12 +1,11 @@
 import type { Pool, PoolClient } from 'pg';
+import { JobLists } from '../caching/jobLists';
 import type { Clock } from '../domain/clock';
 import type { RunningAttempt } from '../domain/execution';
 import { conflict, notFound } from '../domain/errors';
 import { effectiveTimeZone, type Job, type JobInput } from '../domain/job';
 import type { Runtime } from '../runtime/runtime';
 import { isUniqueViolation, withTransaction } from '../store/database';
-import { readListVersion } from '../store/listVersions';
-import { VersionedRenders } from '../store/versionedRenders';
 import * as jobs from '../store/jobs';
 import { findRunningAttempt } from '../store/runningAttempts';
 import { NextRunCache } from './nextRunCache';
@@ -17,50 +16,27 @@ export interface JobView extends Job {
   running: RunningAttempt | null;
 }
 
-/** Longest a rendered job list is reused, even when nothing says it changed. */
-const RENDERED_LIST_MAX_AGE_MS = 60_000;
-
 /** Creating, changing, deleting and running jobs, shared by the HTTP API and the config file. */
 export class JobService {
   private readonly nextRuns = new NextRunCache();
-  private readonly renderedList = new VersionedRenders<unknown>(() => readListVersion(this.pool, 'jobs'), 1);
+  private readonly lists: JobLists<JobView>;
 
   constructor(
     private readonly pool: Pool,
     private readonly runtime: Runtime,
     private readonly clock: Clock,
     private readonly defaultTimeZone: string,
-  ) {}
-
-  async list(): Promise<JobView[]> {
-    const now = this.clock.now();
-    const { jobs: rows, running } = await jobs.listJobsWithVersion(this.pool);
-    return rows.map((job) => this.view(job, now, running.get(job.id) ?? null));
+  ) {
+    this.lists = new JobLists(pool, clock, (now) => this.readViews(now));
   }
 
-  /**
-   * The job list rendered by `render` (the HTTP layer serialises it, a job list being hundreds of
-   * kilobytes), reused only while it is exactly what a fresh read would render: the list's version
-   * is unchanged (writes by any replica or process count), and no job's next run has come since.
-   * `render` must be a pure function, the same on every call.
-   */
-  async listRendered<T>(render: (jobs: JobView[]) => T): Promise<T> {
-    const value = await this.renderedList.get(
-      'jobs',
-      async () => {
-        const readAt = this.clock.now().getTime();
-        // A run starting or ending bumps the version too (migration 006), so `running` stays true.
-        const { jobs: rows, running, version } = await jobs.listJobsWithVersion(this.pool);
-        const views = rows.map((job) => this.view(job, new Date(readAt), running.get(job.id) ?? null));
-        let validUntil = readAt + RENDERED_LIST_MAX_AGE_MS;
-        for (const view of views) {
-          if (view.nextRun) validUntil = Math.min(validUntil, view.nextRun.getTime());
-        }
-        return { value: render(views), version, validFrom: readAt, validUntil };
-      },
-      this.clock.now().getTime(),
-    );
-    return value as T;
+  async list(): Promise<JobView[]> {
+    return (await this.readViews(this.clock.now())).views;
+  }
+
+  /** The job list rendered by `render`, reused while it is what a fresh read would render (caching/jobLists.ts). */
+  listRendered<T>(render: (jobs: JobView[]) => T): Promise<T> {
+    return this.lists.get(render);
   }
 
   async get(id: number): Promise<JobView> {
@@ -139,6 +115,12 @@ export class JobService {
   nextRunOf(job: Job, now: Date): Date | null {
     if (!job.enabled) return null;
     return this.nextRuns.nextAfter(job.schedule, effectiveTimeZone(job, this.defaultTimeZone), now);
+  }
+
+  /** Every job as the API shows it at `now`, and the list's version (a run starting or ending bumps it too). */
+  private async readViews(now: Date): Promise<{ views: JobView[]; version: string }> {
+    const { jobs: rows, running, version } = await jobs.listJobsWithVersion(this.pool);
+    return { views: rows.map((job) => this.view(job, now, running.get(job.id) ?? null)), version };
   }
 
   private view(job: Job, now: Date, running: RunningAttempt | null): JobView {

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { cachedDatabaseSize } from '../../src/metrics/databaseSize';
+import { cachedDatabaseSize } from '../../src/caching/databaseSize';
 import { ManualClock } from '../support/clock';
 
 /** A pool that answers the size query with `sizes` in turn, counting the queries. */

@@ -3,9 +3,8 @@ import type { Pool } from 'pg';
 import { z } from 'zod';
 import { type Execution, FINAL_STATUSES } from '../../domain/execution';
 import { notFound } from '../../domain/errors';
-import { findExecution, listExecutions } from '../../store/executions';
-import { readListVersion } from '../../store/listVersions';
-import { VersionedRenders } from '../../store/versionedRenders';
+import { ExecutionLists } from '../../caching/executionLists';
+import { findExecution } from '../../store/executions';
 import { singleQueryValue } from '../../httpKit/queryParams';
 import { parseOrThrow, parsePathId, pathIdSchema } from '../../httpKit/validate';
 
@@ -56,18 +55,15 @@ function jsonValue<T>(value: Date | T): string | null | T {
 
 export function executionsRouter(pool: Pool): Router {
   const router = Router();
-  // Rendered lists are reused while no finished execution was written or deleted (the list's
-  // version); the bytes are those of res.json.
-  const lists = new VersionedRenders<Buffer>(() => readListVersion(pool, 'executions'));
+  const lists = new ExecutionLists(pool);
 
-  // Newest first; items leave out stdout/stderr, which the single read has.
+  // Newest first; items leave out stdout/stderr, which the single read has. The bytes are those
+  // of res.json.
   router.get('/', async (req, res) => {
     const query = parseOrThrow(listQuerySchema, req.query);
-    const key = `${query.jobId ?? ''}/${query.status ?? ''}/${query.limit}`;
-    const body = await lists.get(key, async () => {
-      const { executions, version } = await listExecutions(pool, query);
-      return { value: Buffer.from(JSON.stringify(executions.map(summaryToJson))), version };
-    });
+    const body = await lists.get(query, (executions) =>
+      Buffer.from(JSON.stringify(executions.map(summaryToJson))),
+    );
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(body);
   });

@@ -1,0 +1,27 @@
+import type { Pool } from 'pg';
+import type { Execution } from '../domain/execution';
+import { type ExecutionQuery, listExecutions } from '../store/executions';
+import { readListVersion } from '../store/listVersions';
+import { VersionedRenders } from './versionedRenders';
+
+/**
+ * Rendered pages of the executions list, reused while no execution that the list shows was
+ * written or deleted (the list's version): a request then costs one primary-key read instead of
+ * the list's query and its serialisation.
+ */
+export class ExecutionLists {
+  private readonly renders: VersionedRenders<Buffer>;
+
+  constructor(private readonly pool: Pool) {
+    this.renders = new VersionedRenders(() => readListVersion(pool, 'executions'));
+  }
+
+  /** The page `query` asks for, as `render` writes it (a pure function, the same on every call). */
+  get(query: ExecutionQuery, render: (executions: Execution[]) => Buffer): Promise<Buffer> {
+    const key = `${query.jobId ?? ''}/${query.status ?? ''}/${query.limit}`;
+    return this.renders.get(key, async () => {
+      const { executions, version } = await listExecutions(this.pool, query);
+      return { value: render(executions), version };
+    });
+  }
+}

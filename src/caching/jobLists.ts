@@ -1,0 +1,43 @@
+import type { Pool } from 'pg';
+import type { Clock } from '../domain/clock';
+import { readListVersion } from '../store/listVersions';
+import { VersionedRenders } from './versionedRenders';
+
+/** Longest a rendered job list is reused, even when nothing says it changed. */
+const MAX_AGE_MS = 60_000;
+
+/**
+ * The job list as a renderer writes it (the HTTP layer serialises it, a job list being hundreds of
+ * kilobytes), reused only while it is exactly what a fresh read would render: the list's version
+ * is unchanged (writes by any replica or process count), and no job's next run has come since.
+ */
+export class JobLists<View extends { nextRun: Date | null }> {
+  private readonly renders: VersionedRenders<unknown>;
+
+  constructor(
+    pool: Pool,
+    private readonly clock: Clock,
+    /** The jobs as the API shows them at `now`, and the version of what it read. */
+    private readonly read: (now: Date) => Promise<{ views: View[]; version: string }>,
+  ) {
+    this.renders = new VersionedRenders(() => readListVersion(pool, 'jobs'), 1);
+  }
+
+  /** `render` must be a pure function, the same on every call. */
+  async get<T>(render: (views: View[]) => T): Promise<T> {
+    const value = await this.renders.get(
+      'jobs',
+      async () => {
+        const readAt = this.clock.now().getTime();
+        const { views, version } = await this.read(new Date(readAt));
+        let validUntil = readAt + MAX_AGE_MS;
+        for (const view of views) {
+          if (view.nextRun) validUntil = Math.min(validUntil, view.nextRun.getTime());
+        }
+        return { value: render(views), version, validFrom: readAt, validUntil };
+      },
+      this.clock.now().getTime(),
+    );
+    return value as T;
+  }
+}
