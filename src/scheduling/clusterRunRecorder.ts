@@ -1,6 +1,6 @@
 import type { Execution } from '../domain/execution';
 import type { Job } from '../domain/job';
-import { closeClusterRun, clusterRunClosedBy, lockClusterRun } from '../store/clusterRuns';
+import { closeClusterRunIfOpen, lockClusterRun } from '../store/clusterRuns';
 import type { ExecutionRecorder } from './executionRecorder';
 
 /** A cluster run that ended without its pod's final report, as the controller saw its Job end. */
@@ -43,9 +43,9 @@ export class ClusterRunRecorder {
       true,
       async (tx) => {
         await lockClusterRun(tx, run.runUid);
-        if (await clusterRunClosedBy(tx, run.runUid)) return false;
-        await closeClusterRun(tx, { runUid: run.runUid, jobId: job.id, closedBy: 'controller' });
-        return true;
+        const closing = { runUid: run.runUid, jobId: job.id, closedBy: 'controller' as const };
+        // A run closed already (by its pod's final report) is not recorded again.
+        return (await closeClusterRunIfOpen(tx, closing, true)) === null;
       },
     );
   }

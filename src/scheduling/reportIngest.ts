@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { type AttemptReport, reportKeyOf } from '../domain/attemptReport';
 import { conflict, notFound } from '../domain/errors';
 import type { Execution } from '../domain/execution';
-import { clusterRunClosedBy, closeClusterRun, lockClusterRun } from '../store/clusterRuns';
+import { closeClusterRunIfOpen, lockClusterRun } from '../store/clusterRuns';
 import type { Queryable } from '../store/database';
 import { findJob } from '../store/jobs';
 import type { ExecutionRecorder } from './executionRecorder';
@@ -49,10 +49,10 @@ export class ReportIngest {
   private async admit(tx: Queryable, jobId: number, report: AttemptReport): Promise<boolean> {
     const runUid = report.runUid!;
     await lockClusterRun(tx, runUid);
-    if ((await clusterRunClosedBy(tx, runUid)) === 'controller') {
+    const closedBy = await closeClusterRunIfOpen(tx, { runUid, jobId, closedBy: 'report' }, report.final);
+    if (closedBy === 'controller') {
       throw conflict(`run ${runUid} was already recorded by the controller: the report came too late`);
     }
-    if (report.final) await closeClusterRun(tx, { runUid, jobId, closedBy: 'report' });
     return true;
   }
 }

@@ -11,22 +11,26 @@ export async function lockClusterRun(tx: Queryable, runUid: string): Promise<voi
   await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cluster-run:${runUid}`]);
 }
 
-/** Who closed the run, or null while it is open. Call under `lockClusterRun`. */
-export async function clusterRunClosedBy(tx: Queryable, runUid: string): Promise<RunClosedBy | null> {
-  const { rows } = await tx.query<{ closed_by: RunClosedBy }>(
-    'SELECT closed_by FROM cluster_runs WHERE run_uid = $1',
-    [runUid],
-  );
-  return rows[0]?.closed_by ?? null;
-}
-
-/** Marks the run closed; a second close of the same run changes nothing. Call under the lock. */
-export async function closeClusterRun(
+/**
+ * Who had closed the run (null while it was open), and, when `close` is set and it was open,
+ * marks it closed by `run.closedBy`: one statement, so a report costs one round trip less. Call
+ * under `lockClusterRun`, in its own statement before this one, so that this one's snapshot sees
+ * what the lock's previous holder committed.
+ */
+export async function closeClusterRunIfOpen(
   tx: Queryable,
   run: { runUid: string; jobId: number; closedBy: RunClosedBy },
-): Promise<void> {
-  await tx.query(
-    'INSERT INTO cluster_runs (run_uid, job_id, closed_by) VALUES ($1, $2, $3) ON CONFLICT (run_uid) DO NOTHING',
-    [run.runUid, run.jobId, run.closedBy],
+  close: boolean,
+): Promise<RunClosedBy | null> {
+  const { rows } = await tx.query<{ closed_by: RunClosedBy | null }>(
+    `WITH previous AS (SELECT closed_by FROM cluster_runs WHERE run_uid = $1),
+     closing AS (
+       INSERT INTO cluster_runs (run_uid, job_id, closed_by)
+       SELECT $1, $2, $3 WHERE $4 AND NOT EXISTS (SELECT 1 FROM previous)
+       ON CONFLICT (run_uid) DO NOTHING
+     )
+     SELECT (SELECT closed_by FROM previous) AS closed_by`,
+    [run.runUid, run.jobId, run.closedBy, close],
   );
+  return rows[0]?.closed_by ?? null;
 }

@@ -107,14 +107,18 @@ export async function insertFinishedExecution(
   return rows[0] ? toExecution(rows[0]) : null;
 }
 
-/** Bumps the durable counter behind `service_executions_total`, and the job's last-run columns. */
+/**
+ * Bumps the durable counter behind `service_executions_total`, and the job's last-run columns, in
+ * one statement (one round trip of the recording transaction). The counter's slot is this
+ * connection's (migration 009), so concurrent recordings do not wait on one row.
+ */
 export async function countFinishedExecution(db: Queryable, execution: Execution): Promise<void> {
-  // The slot of this connection (migration 009): concurrent recordings do not wait on one row.
-  await db.query('UPDATE execution_counters SET total = total + 1 WHERE status = $1 AND slot = hot_slot()', [
-    execution.status,
-  ]);
   await db.query(
-    `UPDATE jobs SET last_run_at = $2, last_status = $3 WHERE id = $1 AND (last_run_at IS NULL OR last_run_at <= $2)`,
+    `WITH counted AS (
+       UPDATE execution_counters SET total = total + 1 WHERE status = $3 AND slot = hot_slot()
+     )
+     UPDATE jobs SET last_run_at = $2, last_status = $3
+     WHERE id = $1 AND (last_run_at IS NULL OR last_run_at <= $2)`,
     [execution.jobId, execution.startedAt, execution.status],
   );
 }
