@@ -45,6 +45,17 @@ export async function startCluster(
   return { emu, kc };
 }
 
+/** Creates a ScheduledJob in the test namespace through the real client, as `kubectl apply` would. */
+export async function createScheduledJob(kc: KubeConfig, name: string, spec: Record<string, unknown>) {
+  await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    group: 'crondeck.dev',
+    version: 'v1alpha1',
+    namespace: NAMESPACE,
+    plural: 'scheduledjobs',
+    body: { apiVersion: 'crondeck.dev/v1alpha1', kind: 'ScheduledJob', metadata: { name }, spec },
+  });
+}
+
 /** `crondeck controller` in this process, on the emulator and the test database. */
 export async function runController(
   kc: KubeConfig,

@@ -1,4 +1,3 @@
-import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Database } from '../../src/store/database';
 import { findJobForResource } from '../../src/store/resourceJobs';
 import { Receiver } from '../alerts/support/receiver';
@@ -6,7 +5,15 @@ import { createTestDatabase } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { failPodBeforeStart, runPod } from '../support/kube/kubelet';
 import { startTestService, type TestService } from '../support/service';
-import { NAMESPACE, recentYearlyFire, REPORT_SECRET, runController, startCluster, until } from './cluster';
+import {
+  createScheduledJob,
+  NAMESPACE,
+  recentYearlyFire,
+  REPORT_SECRET,
+  runController,
+  startCluster,
+  until,
+} from './cluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -35,23 +42,12 @@ describe('the full loop on the emulated cluster', () => {
     });
     const controller = await runController(cluster.kc, db, { reportUrl: service.url });
     stopController = () => controller.stop();
-    await cluster.kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-      group: 'crondeck.dev',
-      version: 'v1alpha1',
-      namespace: NAMESPACE,
-      plural: 'scheduledjobs',
-      body: {
-        apiVersion: 'crondeck.dev/v1alpha1',
-        kind: 'ScheduledJob',
-        metadata: { name: 'loop' },
-        spec: {
-          schedule: yearly.schedule,
-          timeZone: 'UTC',
-          command: 'echo out; echo err >&2; exit 3',
-          retry: { maxAttempts: 1, baseDelay: 0 },
-          onFailure: `${receiver.url}/hook`,
-        },
-      },
+    await createScheduledJob(cluster.kc, 'loop', {
+      schedule: yearly.schedule,
+      timeZone: 'UTC',
+      command: 'echo out; echo err >&2; exit 3',
+      retry: { maxAttempts: 1, baseDelay: 0 },
+      onFailure: `${receiver.url}/hook`,
     });
     await until(() => emu.objects('cronjobs', NAMESPACE).length === 1, 'the CronJob');
   }, 60_000);

@@ -1,11 +1,10 @@
-import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Database } from '../../src/store/database';
 import { findJobForResource } from '../../src/store/resourceJobs';
 import { createTestDatabase } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { runPod } from '../support/kube/kubelet';
 import { startTestService, type TestService } from '../support/service';
-import { NAMESPACE, REPORT_SECRET, runController, startCluster, until } from './cluster';
+import { createScheduledJob, NAMESPACE, REPORT_SECRET, runController, startCluster, until } from './cluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -41,17 +40,10 @@ describe('scheduled fires on the emulated cluster', () => {
       reportGraceMs: 500,
     });
     stopController = () => controller.stop();
-    await cluster.kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-      group: 'crondeck.dev',
-      version: 'v1alpha1',
-      namespace: NAMESPACE,
-      plural: 'scheduledjobs',
-      body: {
-        apiVersion: 'crondeck.dev/v1alpha1',
-        kind: 'ScheduledJob',
-        metadata: { name: 'minutely' },
-        spec: { schedule: '* * * * *', timeZone: 'UTC', command: 'echo tick' },
-      },
+    await createScheduledJob(cluster.kc, 'minutely', {
+      schedule: '* * * * *',
+      timeZone: 'UTC',
+      command: 'echo tick',
     });
     await until(() => emu.objects('cronjobs', NAMESPACE).length === 1, 'the CronJob');
   }, 60_000);

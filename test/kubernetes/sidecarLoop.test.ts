@@ -1,11 +1,18 @@
-import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Database } from '../../src/store/database';
 import { findJobForResource } from '../../src/store/resourceJobs';
 import { createTestDatabase } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { runPod } from '../support/kube/kubelet';
 import { startTestService, type TestService } from '../support/service';
-import { NAMESPACE, recentYearlyFire, REPORT_SECRET, runController, startCluster, until } from './cluster';
+import {
+  createScheduledJob,
+  NAMESPACE,
+  recentYearlyFire,
+  REPORT_SECRET,
+  runController,
+  startCluster,
+  until,
+} from './cluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -28,24 +35,13 @@ describe('the full loop with the command in an image of the user’s', () => {
     service = await startTestService({ db, env: { SERVICE_REPORT_SECRET: REPORT_SECRET } });
     const controller = await runController(cluster.kc, db, { reportUrl: service.url });
     stopController = () => controller.stop();
-    await cluster.kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-      group: 'crondeck.dev',
-      version: 'v1alpha1',
-      namespace: NAMESPACE,
-      plural: 'scheduledjobs',
-      body: {
-        apiVersion: 'crondeck.dev/v1alpha1',
-        kind: 'ScheduledJob',
-        metadata: { name: 'in-image' },
-        spec: {
-          schedule: yearly.schedule,
-          timeZone: 'UTC',
-          image: 'docker.io/library/busybox:1.36',
-          command: 'echo "attempt $CRONDECK_ATTEMPT of $CRONDECK_JOB_NAME in $GREETING"; exit 4',
-          env: [{ name: 'GREETING', value: 'the job image' }],
-          retry: { maxAttempts: 1, baseDelay: 0 },
-        },
-      },
+    await createScheduledJob(cluster.kc, 'in-image', {
+      schedule: yearly.schedule,
+      timeZone: 'UTC',
+      image: 'docker.io/library/busybox:1.36',
+      command: 'echo "attempt $CRONDECK_ATTEMPT of $CRONDECK_JOB_NAME in $GREETING"; exit 4',
+      env: [{ name: 'GREETING', value: 'the job image' }],
+      retry: { maxAttempts: 1, baseDelay: 0 },
     });
     await until(() => emu.objects('cronjobs', NAMESPACE).length === 1, 'the CronJob');
   }, 60_000);
