@@ -1,16 +1,19 @@
-import { isAlertEvent } from '../domain/alertConfig';
+import { type AlertConfig, isAlertEvent } from '../domain/alertConfig';
+import type { AlertEvent } from '../domain/execution';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
-import type { ExecutionFinishedHook } from '../scheduling/executionRecorder';
-import { enqueueAlerts, findAlertConfig, type NewOutboxAlert } from '../store/alerts';
+import type { ExecutionFinishedHook, RecordedExecution } from '../scheduling/executionRecorder';
+import { enqueueAlerts, findAlertConfigs, type NewOutboxAlert } from '../store/alerts';
 import { RECIPIENT_SEPARATOR } from './alertDelivery';
 import { snapshotOf } from './alertSnapshot';
 import { destinationsFor } from './destinations';
 
 /**
- * Queues a finished run's alerts in the transaction that records its execution: they commit with
- * the execution or not at all, so a crash can lose neither one without the other. Only a run's
- * final attempt alerts (DESIGN.md), and a skipped fire time never does.
+ * Queues finished runs' alerts in the transaction that records their executions: they commit with
+ * the executions or not at all, so a crash can lose neither one without the other. Only a run's
+ * final attempt alerts (DESIGN.md), and a skipped fire time never does. However many executions the
+ * transaction records, their jobs' configurations are read in one query and their alerts queued in
+ * one insert.
  */
 export function outboxHook(options: {
   clock: Clock;
@@ -20,26 +23,24 @@ export function outboxHook(options: {
   afterQueued?: () => void;
 }): ExecutionFinishedHook {
   let warnedNoSmtp = false;
-  return async (tx, { job, execution, finalAttempt }) => {
-    if (!finalAttempt || !isAlertEvent(execution.status)) return;
-    const config = await findAlertConfig(tx, job.id);
-    if (!config) return;
-    const event = execution.status;
+  const skipEmails = (jobName: string) => {
+    // Spec section 6: skipped, with a warning. Once per process, not once per run.
+    if (!warnedNoSmtp) {
+      warnedNoSmtp = true;
+      options.logger.warn('e-mail alerts are skipped: SERVICE_SMTP_HOST is not set', { job: jobName });
+    }
+  };
+
+  const alertsOf = ({ job, execution }: RecordedExecution, event: AlertEvent, config: AlertConfig) => {
     const destinations = destinationsFor(config, event);
     if (destinations.emails.length > 0 && !options.emailEnabled) {
-      // Spec section 6: skipped, with a warning. Once per process, not once per run.
-      if (!warnedNoSmtp) {
-        warnedNoSmtp = true;
-        options.logger.warn('e-mail alerts are skipped: SERVICE_SMTP_HOST is not set', { job: job.name });
-      }
+      skipEmails(job.name);
       destinations.emails = [];
     }
-    if (destinations.webhooks.length === 0 && destinations.emails.length === 0) return;
-
     const createdAt = options.clock.now();
     const common = { jobId: job.id, executionId: execution.id, event, createdAt };
     const snapshot = snapshotOf(job, execution, event, createdAt);
-    const alerts: NewOutboxAlert[] = [
+    return [
       ...destinations.webhooks.map((url) => ({
         ...common,
         channel: 'webhook' as const,
@@ -53,6 +54,19 @@ export function outboxHook(options: {
         snapshot,
       })),
     ];
+  };
+
+  return async (tx, recorded) => {
+    const alerting = recorded.filter((r) => r.finalAttempt && isAlertEvent(r.execution.status));
+    if (alerting.length === 0) return;
+    const configs = await findAlertConfigs(tx, [...new Set(alerting.map((r) => r.job.id))]);
+    const alerts: NewOutboxAlert[] = [];
+    for (const each of alerting) {
+      const config = configs.get(each.job.id);
+      const event = each.execution.status;
+      if (config && isAlertEvent(event)) alerts.push(...alertsOf(each, event, config));
+    }
+    if (alerts.length === 0) return;
     await enqueueAlerts(tx, alerts);
     return options.afterQueued;
   };

@@ -1,6 +1,5 @@
 import type { Execution } from '../domain/execution';
 import type { Job } from '../domain/job';
-import { closeClusterRunIfOpen, lockClusterRun } from '../store/clusterRuns';
 import type { ExecutionRecorder } from './executionRecorder';
 
 /** A cluster run that ended without its pod's final report, as the controller saw its Job end. */
@@ -41,11 +40,13 @@ export class ClusterRunRecorder {
         reportKey: `run:${run.runUid}:unreported`,
       },
       true,
-      async (tx) => {
-        await lockClusterRun(tx, run.runUid);
-        const closing = { runUid: run.runUid, jobId: job.id, closedBy: 'controller' as const };
+      {
+        runUid: run.runUid,
+        jobId: job.id,
+        by: 'controller',
+        closes: true,
         // A run closed already (by its pod's final report) is not recorded again.
-        return (await closeClusterRunIfOpen(tx, closing, true)) === null;
+        admit: (closedBefore) => closedBefore === null,
       },
     );
   }

@@ -7,40 +7,71 @@ import { type Queryable, withTransaction } from '../store/database';
 import { findJob } from '../store/jobs';
 import { recordWithOutputFallback } from './outputFallback';
 import {
+  type AttemptOutcome,
   closeInterruptedAttempts,
-  countFinishedExecution,
-  finishAttempt,
-  insertFinishedExecution,
-  startAttempt,
+  countFinishedExecutions,
+  type FinishedExecution,
+  finishAttempts,
+  insertFinishedExecutions,
+  type StartingAttempt,
+  startAttempts,
 } from '../store/executions';
+import { isTransientDatabaseError } from '../store/transient';
+import { type ClusterRunClaim, settleClaims } from './clusterRunClaims';
+import { GroupCommit } from './groupCommit';
 import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
 import { endLeftoverRuns } from './leftoverRuns';
 
+/** An execution as a recording transaction wrote it, with its job and whether it ended its run. */
+export interface RecordedExecution {
+  job: Job;
+  execution: Execution;
+  finalAttempt: boolean;
+}
+
 /**
- * Called inside the transaction that records a finished execution, so whatever it writes (the
- * alert outbox) commits or rolls back together with the execution row and its counter. It may
- * return what to do once that transaction has committed (wake the alert worker, which would not
- * see the rows before): it runs then, and never after a rollback.
+ * Called inside the transaction that records finished executions (one or many), so whatever it
+ * writes (the alert outbox) commits or rolls back together with the execution rows and their
+ * counters. It may return what to do once that transaction has committed (wake the alert worker,
+ * which would not see the rows before): it runs then, and never after a rollback.
  */
 export type ExecutionFinishedHook = (
   tx: Queryable,
-  finished: { job: Job; execution: Execution; finalAttempt: boolean },
+  recorded: RecordedExecution[],
 ) => Promise<AfterCommit | void>;
 
 type AfterCommit = () => void;
 
-/** Counts a finished execution in the transaction that records it (and runs the hook). */
-type CountInTransaction = (job: Job, execution: Execution, finalAttempt: boolean) => Promise<void>;
-
 /** Observers told after the commit (metrics caches, live dashboards). Never awaited by the runtime. */
 export type ExecutionListener = (execution: Execution) => void;
 
+/** One execution to record: the outcome of an attempt opened by `start`, or one already finished. */
+type Recording =
+  | { kind: 'outcome'; job: Job; finalAttempt: boolean; executionId: number; result: AttemptResult }
+  | {
+      kind: 'finished';
+      job: Job;
+      finalAttempt: boolean;
+      result: AttemptResult & { attempt: number; reportKey?: string };
+      claim?: ClusterRunClaim;
+    };
+
 /**
  * The single path by which every execution is recorded, whichever runtime produced it: the row,
- * the durable counter and the hook's writes commit in one transaction.
+ * the durable counter and the hook's writes commit in one transaction. Executions that finish
+ * while a recording transaction is under way are recorded together in the next one (group
+ * commit): under load one transaction records many, and a lone execution is recorded at once.
  */
 export class ExecutionRecorder {
   private readonly listeners: ExecutionListener[] = [];
+  private readonly batches = new GroupCommit<Recording, Execution | null>((recordings) =>
+    this.recordBatch(recordings),
+  );
+  /** Attempts that start while others' rows are being opened are opened together. */
+  private readonly starts = new GroupCommit<StartingAttempt, number>(async (attempts) => {
+    const ids = await startAttempts(this.pool, attempts);
+    return ids.map((value) => ({ status: 'fulfilled', value }));
+  });
 
   constructor(
     private readonly pool: Pool,
@@ -54,7 +85,7 @@ export class ExecutionRecorder {
 
   /** Opens the row of an attempt; it shows as running until `finish`. */
   start(job: Job, attempt: number, startedAt: Date): Promise<number> {
-    return startAttempt(this.pool, { jobId: job.id, jobName: job.name, startedAt, attempt });
+    return this.starts.submit({ jobId: job.id, jobName: job.name, startedAt, attempt });
   }
 
   /** Keeps where a running attempt's processes are, so a start after a crash can end them. */
@@ -63,59 +94,28 @@ export class ExecutionRecorder {
   }
 
   /** Records the outcome of an attempt opened by `start`. Returns null if it was already closed. */
-  async finish(
+  finish(
     job: Job,
     executionId: number,
     result: AttemptResult,
     finalAttempt: boolean,
   ): Promise<Execution | null> {
-    const execution = await recordWithOutputFallback(
-      result,
-      (storable) =>
-        this.transaction(async (tx, count) => {
-          const finished = await finishAttempt(tx, executionId, storable);
-          if (finished) await count(job, finished, finalAttempt);
-          return finished;
-        }),
-      this.logger,
-      { job: job.name, executionId },
-    );
-    if (execution) this.notify(execution);
-    return execution;
+    return this.record({ kind: 'outcome', job, finalAttempt, executionId, result });
   }
 
   /**
    * Records an execution that arrives already finished: a skipped fire time, or a pod's report.
    * With a `reportKey`, a report that arrives twice is stored and counted once (returns null).
+   * An execution of a cluster run is recorded only if its `claim` on the run is admitted, in the
+   * same transaction (null when it is not; a refusal rejects).
    */
-  async recordFinished(
+  recordFinished(
     job: Job,
     result: AttemptResult & { attempt: number; reportKey?: string },
     finalAttempt: boolean,
-    /**
-     * Runs first, in the same transaction: false records nothing (returns null), a throw rolls back.
-     * Cluster runs use it to decide between a pod's report and the controller's own record.
-     */
-    admit?: (tx: Queryable) => Promise<boolean>,
+    claim?: ClusterRunClaim,
   ): Promise<Execution | null> {
-    const execution = await recordWithOutputFallback(
-      result,
-      (storable) =>
-        this.transaction(async (tx, count) => {
-          if (admit && !(await admit(tx))) return null;
-          const inserted = await insertFinishedExecution(tx, {
-            ...storable,
-            jobId: job.id,
-            jobName: job.name,
-          });
-          if (inserted) await count(job, inserted, finalAttempt);
-          return inserted;
-        }),
-      this.logger,
-      { job: job.name },
-    );
-    if (execution) this.notify(execution);
-    return execution;
+    return this.record({ kind: 'finished', job, finalAttempt, result, claim });
   }
 
   /**
@@ -125,7 +125,7 @@ export class ExecutionRecorder {
   async closeInterrupted(now: Date): Promise<Execution[]> {
     // Their processes may still be running: end them first, so that the record says how.
     const endings = await endLeftoverRuns(this.pool, this.logger);
-    const closed = await this.transaction(async (tx, count) => {
+    const closed = await this.transaction(async (tx, recorded) => {
       const executions: Execution[] = [];
       for (const [id, ending] of endings) {
         const execution = await closeAbandonedAttempt(tx, id, now, ending);
@@ -134,26 +134,134 @@ export class ExecutionRecorder {
       executions.push(
         ...(await closeInterruptedAttempts(tx, now, '\n[crondeck] the service stopped during this run\n')),
       );
+      const withJobs: RecordedExecution[] = [];
       for (const execution of executions) {
         const job = await findJob(tx, execution.jobId);
-        if (job) await count(job, execution, true);
+        if (job) withJobs.push({ job, execution, finalAttempt: true });
       }
+      await recorded(withJobs);
       return executions;
     });
     for (const execution of closed) this.notify(execution);
     return closed;
   }
 
+  private async record(recording: Recording): Promise<Execution | null> {
+    const execution = await this.batches.submit(recording);
+    if (execution) this.notify(execution);
+    return execution;
+  }
+
   /**
-   * One transaction of `work`, with `count` to count each execution it records; what the hook
-   * asked to do after the commit runs once `work` has committed.
+   * Records a batch in one transaction. Should the database (or an admission) refuse it, each
+   * recording is tried again alone, so that one bad recording fails alone and the others land; an
+   * unreachable database fails them all, for their callers to retry.
    */
-  private async transaction<T>(work: (tx: Queryable, count: CountInTransaction) => Promise<T>): Promise<T> {
+  private async recordBatch(recordings: Recording[]): Promise<PromiseSettledResult<Execution | null>[]> {
+    if (recordings.length > 1) {
+      try {
+        const executions = await this.transaction((tx, recorded) => this.write(tx, recordings, recorded));
+        return executions.map((value) => ({ status: 'fulfilled', value }));
+      } catch (error) {
+        if (isTransientDatabaseError(error)) throw error;
+      }
+    }
+    const outcomes: PromiseSettledResult<Execution | null>[] = [];
+    for (const recording of recordings) {
+      try {
+        outcomes.push({ status: 'fulfilled', value: await this.recordAlone(recording) });
+      } catch (reason) {
+        outcomes.push({ status: 'rejected', reason });
+      }
+    }
+    return outcomes;
+  }
+
+  /** Records one recording in a transaction of its own; without its output if that is what was refused. */
+  private recordAlone(recording: Recording): Promise<Execution | null> {
+    const alone = async (each: Recording) => {
+      const [execution] = await this.transaction((tx, recorded) => this.write(tx, [each], recorded));
+      return execution ?? null;
+    };
+    const context = { job: recording.job.name };
+    return recording.kind === 'outcome'
+      ? recordWithOutputFallback(recording.result, (result) => alone({ ...recording, result }), this.logger, {
+          ...context,
+          executionId: recording.executionId,
+        })
+      : recordWithOutputFallback(
+          recording.result,
+          (result) => alone({ ...recording, result }),
+          this.logger,
+          context,
+        );
+  }
+
+  /** Writes the recordings' rows (null for each admitted no further), then counts what it wrote. */
+  private async write(
+    tx: Queryable,
+    recordings: Recording[],
+    recorded: (executions: RecordedExecution[]) => Promise<void>,
+  ): Promise<(Execution | null)[]> {
+    const answers: (Execution | null)[] = recordings.map(() => null);
+    const outcomes: { at: number; outcome: AttemptOutcome }[] = [];
+    const finished: { at: number; execution: FinishedExecution }[] = [];
+    const admitted = await this.settleClaims(tx, recordings);
+    for (const [at, recording] of recordings.entries()) {
+      if (recording.kind === 'outcome') {
+        outcomes.push({ at, outcome: { executionId: recording.executionId, result: recording.result } });
+      } else if (admitted[at]) {
+        const { job } = recording;
+        finished.push({ at, execution: { ...recording.result, jobId: job.id, jobName: job.name } });
+      }
+    }
+    const written = await finishAttempts(
+      tx,
+      outcomes.map((each) => each.outcome),
+    );
+    outcomes.forEach((each, k) => (answers[each.at] = written[k]!));
+    const inserted = await insertFinishedExecutions(
+      tx,
+      finished.map((each) => each.execution),
+    );
+    finished.forEach((each, k) => (answers[each.at] = inserted[k]!));
+    await recorded(
+      recordings.flatMap((recording, at) => {
+        const execution = answers[at];
+        return execution ? [{ job: recording.job, execution, finalAttempt: recording.finalAttempt }] : [];
+      }),
+    );
+    return answers;
+  }
+
+  /** Whether each recording is admitted: those without a claim on a cluster run always are. */
+  private async settleClaims(tx: Queryable, recordings: Recording[]): Promise<boolean[]> {
+    const claims = recordings.flatMap((recording) =>
+      recording.kind === 'finished' && recording.claim ? [recording.claim] : [],
+    );
+    const settled = await settleClaims(tx, claims);
+    let next = 0;
+    return recordings.map((recording) =>
+      recording.kind === 'finished' && recording.claim ? settled[next++]! : true,
+    );
+  }
+
+  /**
+   * One transaction of `work`, with `recorded` to count the executions it recorded and run the
+   * hook on them; what the hook asked to do after the commit runs once `work` has committed.
+   */
+  private async transaction<T>(
+    work: (tx: Queryable, recorded: (executions: RecordedExecution[]) => Promise<void>) => Promise<T>,
+  ): Promise<T> {
     const afterCommit: AfterCommit[] = [];
     const result = await withTransaction(this.pool, (tx) =>
-      work(tx, async (job, execution, finalAttempt) => {
-        await countFinishedExecution(tx, execution);
-        const then = await this.onFinished(tx, { job, execution, finalAttempt });
+      work(tx, async (executions) => {
+        if (executions.length === 0) return;
+        await countFinishedExecutions(
+          tx,
+          executions.map((each) => each.execution),
+        );
+        const then = await this.onFinished(tx, executions);
         if (then) afterCommit.push(then);
       }),
     );

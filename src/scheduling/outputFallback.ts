@@ -17,7 +17,9 @@ export async function recordWithOutputFallback<R extends AttemptResult, T>(
   try {
     return await record(result);
   } catch (error) {
-    if (isTransientDatabaseError(error) || isTransactionConflict(error)) throw error;
+    // Only the database's own refusals (an SQLSTATE) can be about the output; a refusal of ours
+    // (a report that came too late) would be refused again.
+    if (!hasSqlState(error) || isTransientDatabaseError(error) || isTransactionConflict(error)) throw error;
     logger.error('could not record an attempt with its output; recording it without', {
       ...context,
       err: error,
@@ -28,4 +30,9 @@ export async function recordWithOutputFallback<R extends AttemptResult, T>(
     }); it was dropped\n`;
     return record({ ...result, stdout: '', stderr: note });
   }
+}
+
+function hasSqlState(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }

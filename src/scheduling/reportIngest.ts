@@ -2,9 +2,8 @@ import type { Pool } from 'pg';
 import { type AttemptReport, reportKeyOf } from '../domain/attemptReport';
 import { conflict, notFound } from '../domain/errors';
 import type { Execution } from '../domain/execution';
-import { closeClusterRunIfOpen, lockClusterRun } from '../store/clusterRuns';
-import type { Queryable } from '../store/database';
 import { findJob } from '../store/jobs';
+import type { ClusterRunClaim } from './clusterRunClaims';
 import type { ExecutionRecorder } from './executionRecorder';
 
 export type IngestOutcome = { recorded: Execution } | { duplicate: true };
@@ -36,23 +35,28 @@ export class ReportIngest {
         reportKey: reportKeyOf(report),
       },
       report.final,
-      report.runUid ? (tx) => this.admit(tx, jobId, report) : undefined,
+      report.runUid ? reportClaim(jobId, report.runUid, report.final) : undefined,
     );
     return recorded ? { recorded } : { duplicate: true };
   }
+}
 
-  /**
-   * A report of a cluster run is admitted while the run is open or closed by the pod's own final
-   * report (a duplicate then changes nothing); once the controller has recorded the run as never
-   * reported, a late report would count it twice, so it is refused.
-   */
-  private async admit(tx: Queryable, jobId: number, report: AttemptReport): Promise<boolean> {
-    const runUid = report.runUid!;
-    await lockClusterRun(tx, runUid);
-    const closedBy = await closeClusterRunIfOpen(tx, { runUid, jobId, closedBy: 'report' }, report.final);
-    if (closedBy === 'controller') {
-      throw conflict(`run ${runUid} was already recorded by the controller: the report came too late`);
-    }
-    return true;
-  }
+/**
+ * A report of a cluster run is admitted while the run is open or closed by the pod's own final
+ * report (a duplicate then changes nothing); once the controller has recorded the run as never
+ * reported, a late report would count it twice, so it is refused.
+ */
+export function reportClaim(jobId: number, runUid: string, final: boolean): ClusterRunClaim {
+  return {
+    runUid,
+    jobId,
+    by: 'report',
+    closes: final,
+    admit: (closedBefore) => {
+      if (closedBefore === 'controller') {
+        throw conflict(`run ${runUid} was already recorded by the controller: the report came too late`);
+      }
+      return true;
+    },
+  };
 }

@@ -10,12 +10,14 @@ interface AlertConfigRow {
   emails: AlertConfig['emails'];
 }
 
-export async function findAlertConfig(db: Queryable, jobId: number): Promise<AlertConfig | null> {
-  const { rows } = await db.query<AlertConfigRow>(
-    'SELECT webhooks, emails FROM alert_configs WHERE job_id = $1',
-    [jobId],
+/** The configurations of the given jobs, by job id; jobs without one are absent. */
+export async function findAlertConfigs(db: Queryable, jobIds: number[]): Promise<Map<number, AlertConfig>> {
+  if (jobIds.length === 0) return new Map();
+  const { rows } = await db.query<AlertConfigRow & { job_id: number }>(
+    'SELECT job_id, webhooks, emails FROM alert_configs WHERE job_id = ANY ($1::int[])',
+    [jobIds],
   );
-  return rows[0] ? { webhooks: rows[0].webhooks, emails: rows[0].emails } : null;
+  return new Map(rows.map((row) => [row.job_id, { webhooks: row.webhooks, emails: row.emails }]));
 }
 
 /**

@@ -4,33 +4,42 @@ import type { Queryable } from './database';
 export type RunClosedBy = 'report' | 'controller';
 
 /**
- * Serialises the transactions that decide a run's outcome: the pod's reports and the controller's
- * "this run never reported". Held until the transaction ends.
+ * Serialises the transactions that decide runs' outcomes: the pods' reports and the controller's
+ * "this run never reported". Held until the transaction ends. Taken in the order given, which
+ * callers keep sorted, so that two transactions taking several never wait on each other in a
+ * circle.
  */
-export async function lockClusterRun(tx: Queryable, runUid: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`cluster-run:${runUid}`]);
+export async function lockClusterRuns(tx: Queryable, runUids: readonly string[]): Promise<void> {
+  await tx.query(
+    `SELECT pg_advisory_xact_lock(hashtext('cluster-run:' || uid)) FROM unnest($1::text[]) AS uid`,
+    [runUids],
+  );
 }
 
 /**
- * Who had closed the run (null while it was open), and, when `close` is set and it was open,
- * marks it closed by `run.closedBy`: one statement, so a report costs one round trip less. Call
- * under `lockClusterRun`, in its own statement before this one, so that this one's snapshot sees
- * what the lock's previous holder committed.
+ * Who had closed each of the runs; runs still open are absent. Call under `lockClusterRuns`, in a
+ * statement after it, so that this one's snapshot sees what the locks' previous holders committed.
  */
-export async function closeClusterRunIfOpen(
+export async function findRunClosers(
   tx: Queryable,
-  run: { runUid: string; jobId: number; closedBy: RunClosedBy },
-  close: boolean,
-): Promise<RunClosedBy | null> {
-  const { rows } = await tx.query<{ closed_by: RunClosedBy | null }>(
-    `WITH previous AS (SELECT closed_by FROM cluster_runs WHERE run_uid = $1),
-     closing AS (
-       INSERT INTO cluster_runs (run_uid, job_id, closed_by)
-       SELECT $1, $2, $3 WHERE $4 AND NOT EXISTS (SELECT 1 FROM previous)
-       ON CONFLICT (run_uid) DO NOTHING
-     )
-     SELECT (SELECT closed_by FROM previous) AS closed_by`,
-    [run.runUid, run.jobId, run.closedBy, close],
+  runUids: readonly string[],
+): Promise<Map<string, RunClosedBy>> {
+  const { rows } = await tx.query<{ run_uid: string; closed_by: RunClosedBy }>(
+    'SELECT run_uid, closed_by FROM cluster_runs WHERE run_uid = ANY ($1::text[])',
+    [runUids],
   );
-  return rows[0]?.closed_by ?? null;
+  return new Map(rows.map((row) => [row.run_uid, row.closed_by]));
+}
+
+/** Marks runs closed (under `lockClusterRuns`, after `findRunClosers` found them open). */
+export async function closeClusterRuns(
+  tx: Queryable,
+  runs: readonly { runUid: string; jobId: number; closedBy: RunClosedBy }[],
+): Promise<void> {
+  if (runs.length === 0) return;
+  await tx.query(
+    `INSERT INTO cluster_runs (run_uid, job_id, closed_by)
+     SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) ON CONFLICT (run_uid) DO NOTHING`,
+    [runs.map((run) => run.runUid), runs.map((run) => run.jobId), runs.map((run) => run.closedBy)],
+  );
 }

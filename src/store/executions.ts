@@ -38,88 +38,164 @@ function toExecution(row: ExecutionRow): Execution {
   };
 }
 
-/** Opens the row of an attempt that starts now; it stays `running` until finished. */
-export async function startAttempt(
-  db: Queryable,
-  attempt: { jobId: number; jobName: string; startedAt: Date; attempt: number },
-): Promise<number> {
+/** An attempt that starts now, for `startAttempts`. */
+export interface StartingAttempt {
+  jobId: number;
+  jobName: string;
+  startedAt: Date;
+  attempt: number;
+}
+
+/**
+ * Opens the rows of attempts that start now, in one statement; each stays `running` until
+ * finished. Answers their ids, in the order given.
+ */
+export async function startAttempts(db: Queryable, attempts: StartingAttempt[]): Promise<number[]> {
+  if (attempts.length === 0) return [];
+  // Ids are drawn first, in the order given, because RETURNING does not promise that order.
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO executions (job_id, job_name, status, started_at, attempt) VALUES ($1, $2, 'running', $3, $4) RETURNING id`,
-    [attempt.jobId, attempt.jobName, attempt.startedAt, attempt.attempt],
-  );
-  return Number(rows[0]!.id);
-}
-
-/**
- * Writes the outcome of a running attempt. Returns null when the row is not running any more
- * (already finished, or closed after a crash), so an outcome is never recorded or counted twice.
- * Output is whatever the command printed: it is made storable here (NUL shown as "␀"), where every
- * runtime's results enter the database.
- */
-export async function finishAttempt(
-  db: Queryable,
-  id: number,
-  result: AttemptResult,
-): Promise<Execution | null> {
-  const { rows } = await db.query<ExecutionRow>(
-    `UPDATE executions SET status = $2, finished_at = $3, duration_ms = $4, exit_code = $5, stdout = $6, stderr = $7
-     WHERE id = $1 AND status = 'running' RETURNING ${FULL_COLUMNS}`,
-    [
-      id,
-      result.status,
-      result.finishedAt,
-      durationMs(result),
-      result.exitCode,
-      storableText(result.stdout),
-      storableText(result.stderr),
-    ],
-  );
-  return rows[0] ? toExecution(rows[0]) : null;
-}
-
-/**
- * Inserts an execution that is already finished (a skipped fire time, or a pod's report).
- * `reportKey` makes the insert idempotent: a second report with the same key inserts nothing and
- * returns null.
- */
-export async function insertFinishedExecution(
-  db: Queryable,
-  execution: AttemptResult & { jobId: number; jobName: string; attempt: number; reportKey?: string },
-): Promise<Execution | null> {
-  const { rows } = await db.query<ExecutionRow>(
-    `INSERT INTO executions (job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-     ON CONFLICT (report_key) DO NOTHING RETURNING ${FULL_COLUMNS}`,
-    [
-      execution.jobId,
-      execution.jobName,
-      execution.status,
-      execution.startedAt,
-      execution.finishedAt,
-      durationMs(execution),
-      execution.exitCode,
-      storableText(execution.stdout),
-      storableText(execution.stderr),
-      execution.attempt,
-      execution.reportKey ?? null,
-    ],
-  );
-  return rows[0] ? toExecution(rows[0]) : null;
-}
-
-/**
- * Bumps the durable counter behind `service_executions_total`, and the job's last-run columns, in
- * one statement (one round trip of the recording transaction). The counter's slot is this
- * connection's (migration 009), so concurrent recordings do not wait on one row.
- */
-export async function countFinishedExecution(db: Queryable, execution: Execution): Promise<void> {
-  await db.query(
-    `WITH counted AS (
-       UPDATE execution_counters SET total = total + 1 WHERE status = $3 AND slot = hot_slot()
+    `WITH starting AS MATERIALIZED (
+       SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
+       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[]) WITH ORDINALITY
+         AS t(job_id, job_name, started_at, attempt, n)
+     ),
+     inserted AS (
+       INSERT INTO executions (id, job_id, job_name, status, started_at, attempt)
+       SELECT id, job_id, job_name, 'running', started_at, attempt FROM starting
      )
-     UPDATE jobs SET last_run_at = $2, last_status = $3
-     WHERE id = $1 AND (last_run_at IS NULL OR last_run_at <= $2)`,
-    [execution.jobId, execution.startedAt, execution.status],
+     SELECT id FROM starting ORDER BY n`,
+    [
+      attempts.map((a) => a.jobId),
+      attempts.map((a) => a.jobName),
+      attempts.map((a) => a.startedAt),
+      attempts.map((a) => a.attempt),
+    ],
+  );
+  return rows.map((row) => Number(row.id));
+}
+
+/** The outcome of a running attempt, for `finishAttempts`. */
+export interface AttemptOutcome {
+  executionId: number;
+  result: AttemptResult;
+}
+
+/**
+ * Writes the outcomes of running attempts, all in one statement. An attempt that is not running
+ * any more (already finished, or closed after a crash) is left alone, so an outcome is never
+ * recorded or counted twice: the answer has an execution for each outcome written, null for each
+ * left alone, in the order given. Output is whatever the command printed: it is made storable here
+ * (NUL shown as "␀"), where every runtime's results enter the database.
+ */
+export async function finishAttempts(
+  db: Queryable,
+  outcomes: AttemptOutcome[],
+): Promise<(Execution | null)[]> {
+  if (outcomes.length === 0) return [];
+  const { rows } = await db.query<ExecutionRow>(
+    `WITH outcome AS (
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])
+         AS t(id, status, finished_at, duration_ms, exit_code, stdout, stderr)
+     )
+     UPDATE executions e SET status = o.status, finished_at = o.finished_at, duration_ms = o.duration_ms,
+       exit_code = o.exit_code, stdout = o.stdout, stderr = o.stderr
+     FROM outcome o WHERE e.id = o.id AND e.status = 'running'
+     RETURNING ${qualified('e', FULL_COLUMNS)}`,
+    [
+      outcomes.map((o) => o.executionId),
+      outcomes.map((o) => o.result.status),
+      outcomes.map((o) => o.result.finishedAt),
+      outcomes.map((o) => durationMs(o.result)),
+      outcomes.map((o) => o.result.exitCode),
+      outcomes.map((o) => storableText(o.result.stdout)),
+      outcomes.map((o) => storableText(o.result.stderr)),
+    ],
+  );
+  const byId = new Map(rows.map((row) => [Number(row.id), toExecution(row)]));
+  // Should one attempt be given twice, the first outcome is the one written and answered.
+  return outcomes.map((o) => {
+    const execution = byId.get(o.executionId) ?? null;
+    byId.delete(o.executionId);
+    return execution;
+  });
+}
+
+/** An execution that arrives already finished: a skipped fire time, or a pod's report. */
+export type FinishedExecution = AttemptResult & {
+  jobId: number;
+  jobName: string;
+  attempt: number;
+  /** Makes the insert idempotent: one with a key already stored inserts nothing. */
+  reportKey?: string;
+};
+
+/**
+ * Inserts executions that are already finished, in one statement. The answer has the stored
+ * execution for each one inserted and null for each whose `reportKey` was stored already (a report
+ * that arrives twice, whether in one call or two), in the order given.
+ */
+export async function insertFinishedExecutions(
+  db: Queryable,
+  executions: FinishedExecution[],
+): Promise<(Execution | null)[]> {
+  if (executions.length === 0) return [];
+  // Ids are drawn before inserting so that each stored row can be matched to what was given:
+  // RETURNING names no input row, and ON CONFLICT leaves some out.
+  const { rows } = await db.query<ExecutionRow & { n: string }>(
+    `WITH given AS MATERIALIZED (
+       SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[],
+                   $7::int[], $8::text[], $9::text[], $10::int[], $11::text[]) WITH ORDINALITY
+         AS t(job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key, n)
+     ),
+     inserted AS (
+       INSERT INTO executions (id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key)
+       SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key
+       FROM given ORDER BY n
+       ON CONFLICT (report_key) DO NOTHING RETURNING ${FULL_COLUMNS}
+     )
+     SELECT given.n, ${qualified('inserted', FULL_COLUMNS)} FROM inserted JOIN given ON given.id = inserted.id`,
+    [
+      executions.map((e) => e.jobId),
+      executions.map((e) => e.jobName),
+      executions.map((e) => e.status),
+      executions.map((e) => e.startedAt),
+      executions.map((e) => e.finishedAt),
+      executions.map((e) => durationMs(e)),
+      executions.map((e) => e.exitCode),
+      executions.map((e) => storableText(e.stdout)),
+      executions.map((e) => storableText(e.stderr)),
+      executions.map((e) => e.attempt),
+      executions.map((e) => e.reportKey ?? null),
+    ],
+  );
+  const answers: (Execution | null)[] = executions.map(() => null);
+  for (const row of rows) answers[Number(row.n) - 1] = toExecution(row);
+  return answers;
+}
+
+/**
+ * Counts recorded executions in the durable counter behind `service_executions_total`, and sets
+ * each job's last run to its latest one, in one statement (one round trip of the recording
+ * transaction, however many executions it records). The counters' slot is this connection's
+ * (migration 009), so concurrent recordings do not wait on one row.
+ */
+export async function countFinishedExecutions(db: Queryable, executions: Execution[]): Promise<void> {
+  if (executions.length === 0) return;
+  await db.query(
+    `WITH recorded AS (
+       SELECT * FROM unnest($1::int[], $2::timestamptz[], $3::text[]) WITH ORDINALITY AS t(job_id, started_at, status, n)
+     ),
+     counted AS (
+       UPDATE execution_counters c SET total = c.total + s.n
+       FROM (SELECT status, count(*) AS n FROM recorded GROUP BY status) s
+       WHERE c.status = s.status AND c.slot = hot_slot()
+     )
+     UPDATE jobs j SET last_run_at = latest.started_at, last_status = latest.status
+     FROM (SELECT DISTINCT ON (job_id) job_id, started_at, status FROM recorded
+           ORDER BY job_id, started_at DESC, n DESC) latest
+     WHERE j.id = latest.job_id AND (j.last_run_at IS NULL OR j.last_run_at <= latest.started_at)`,
+    [executions.map((e) => e.jobId), executions.map((e) => e.startedAt), executions.map((e) => e.status)],
   );
 }
 
@@ -232,6 +308,14 @@ export async function summariseRecentDurations(
     [window],
   );
   return { count: rows[0]!.count, sumSeconds: Number(rows[0]!.sum_ms ?? 0) / 1000 };
+}
+
+/** "id, status" read as "e.id, e.status": a column list of one table of a join. */
+function qualified(table: string, columns: string): string {
+  return columns
+    .split(', ')
+    .map((column) => `${table}.${column}`)
+    .join(', ');
 }
 
 function durationMs(result: { startedAt: Date; finishedAt: Date }): number {

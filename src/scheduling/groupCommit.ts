@@ -1,0 +1,57 @@
+/**
+ * Writes submissions in batches, one batch at a time: a submission made while nothing is being
+ * written is written at once, alone; those made while a batch is being written wait and go
+ * together into the next one. Under load many submissions then share one transaction (its round
+ * trips, its commit, its statement-level triggers), and with nothing else going on none waits.
+ *
+ * One batch at a time also means that this process's recording transactions never wait on each
+ * other's row locks (the jobs' last runs, the counters), so they cannot deadlock among themselves.
+ */
+export class GroupCommit<Item, Result> {
+  private pending: Submission<Item, Result>[] = [];
+  private writing = false;
+
+  /**
+   * @param writeBatch writes the items, answering one outcome per item in their order: a batch
+   *   whose items can fail one by one answers each failure as its item's rejection.
+   */
+  constructor(
+    private readonly writeBatch: (items: Item[]) => Promise<PromiseSettledResult<Result>[]>,
+    private readonly maxBatch = 256,
+  ) {}
+
+  submit(item: Item): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, this.maxBatch);
+        let outcomes: PromiseSettledResult<Result>[];
+        try {
+          outcomes = await this.writeBatch(batch.map((submission) => submission.item));
+        } catch (error) {
+          outcomes = batch.map(() => ({ status: 'rejected', reason: error }));
+        }
+        batch.forEach((submission, i) => {
+          const outcome = outcomes[i];
+          if (outcome?.status === 'fulfilled') submission.resolve(outcome.value);
+          else submission.reject(outcome ? outcome.reason : new Error('the batch answered no outcome'));
+        });
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+}
+
+interface Submission<Item, Result> {
+  item: Item;
+  resolve: (result: Result) => void;
+  reject: (reason: unknown) => void;
+}
