@@ -86,7 +86,7 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
     expect(cluster.emu.objects('secrets', NS).filter((s) => s.type === 'helm.sh/release.v1')).toHaveLength(1);
   });
 
-  test('ScheduledJobs and AlertConfigs are created with kubectl', async () => {
+  test('ScheduledJobs and AlertConfigs are created with kubectl; the database claim exists', async () => {
     const r = await cluster.kubectl(['create', '-n', NS, '-f', EXAMPLES, '--validate=false']);
     expect(r.stderr).toBe('');
     expect(cr('scheduledjobs', 'nightly-report')).toBeDefined();
@@ -160,6 +160,30 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
     expect(counts['patch statefulsets']).toBe(1);
     expect(counts['delete statefulsets'] ?? 0).toBe(0);
     expect(counts['delete secrets'] ?? 0).toBe(0);
+  });
+
+  test('no migration hook: each new pod migrates under the lock before /health lets it serve', async () => {
+    // README: migrations run when the API (and the controller) start, under an advisory lock.
+    const hooks = await helmOk(cluster, ['get', 'hooks', RELEASE, '-n', NS]);
+    const hookKinds = [...hooks.matchAll(/helm\.sh\/hook: (\S+)/g)].map((m) => m[1]);
+    expect(hookKinds).toEqual(['test']);
+    const api = apiDeployment()!;
+    const serve = container(api, 'api');
+    expect(serve.args[0]).toBe('serve');
+    for (const probe of ['startupProbe', 'readinessProbe']) {
+      expect(serve[probe].httpGet).toMatchObject({ path: '/health', port: 'http' });
+    }
+    // Old pods go only once new ones are ready (maxUnavailable rounds down to 0 of 3).
+    expect(api.spec.strategy).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' },
+    });
+    const controller = container(
+      cluster.get('apps/deployments', NS, 'rel-crondeck-controller'),
+      'controller',
+    );
+    const databaseOf = (c: Obj) => (c.env as Obj[]).find((e) => e.name === 'DATABASE_URL')?.valueFrom;
+    expect(databaseOf(controller)).toEqual(databaseOf(serve));
   });
 
   test('an upgrade that changes a container merges into the live pod template', async () => {
