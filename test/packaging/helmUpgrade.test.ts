@@ -269,9 +269,13 @@ describe('helm upgrade with an existing DATABASE_URL secret', () => {
       '--reuse-values',
       '--set',
       'api.replicas=1',
+      '--set',
+      'ingress.enabled=true',
       ...CLIENT_SIDE,
     ]);
     expect(cluster.get('apps/deployments', NS, 'rel-crondeck')!.spec.replicas).toBe(1);
+    const ingress = cluster.get('networking.k8s.io/ingresses', NS, 'rel-crondeck');
+    expect(ingress?.spec.rules[0].host).toBe('crondeck.example.com');
     expect(secretValue(cluster.get('secrets', NS, 'rel-crondeck-api-token'), 'SERVICE_API_TOKEN')).toBe(
       token,
     );
@@ -280,5 +284,6 @@ describe('helm upgrade with an existing DATABASE_URL secret', () => {
     await helmOk(cluster, ['uninstall', RELEASE, '-n', NS]);
     expect(JSON.stringify(userSecret())).toBe(original);
     expect(cluster.emu.objects('apps/deployments', NS)).toEqual([]);
+    expect(cluster.emu.objects('networking.k8s.io/ingresses', NS)).toEqual([]);
   });
 });
