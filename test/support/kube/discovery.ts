@@ -96,7 +96,10 @@ export function discovery(
   serverAddress: string,
   accept: string,
 ): Obj {
+  const wantsAggregated = /as=APIGroupDiscoveryList/.test(accept);
   if (isCore && !version) {
+    // client-go (helm, kubectl) asks /api and /apis for the aggregated form.
+    if (wantsAggregated) return aggregated(registry, ['']);
     return {
       kind: 'APIVersions',
       versions: ['v1'],
@@ -105,7 +108,7 @@ export function discovery(
   }
   if (!isCore && !group) {
     const groups = ordered(registry.groups().filter((g) => g !== ''));
-    if (/as=APIGroupDiscoveryList/.test(accept)) return aggregated(registry, groups);
+    if (wantsAggregated) return aggregated(registry, groups);
     return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map((g) => groupEntry(registry, g)) };
   }
   if (!isCore && !registry.groups().includes(group)) throw new PlainNotFound();
@@ -124,6 +127,10 @@ export function discovery(
   if (isCore) delete list.apiVersion;
   return list;
 }
+
+/** The content type of an aggregated discovery answer (clients check it before decoding). */
+export const AGGREGATED_DISCOVERY_TYPE =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
 function aggregated(registry: Registry, groups: string[]): Obj {
   return {
@@ -148,11 +155,14 @@ function aggregated(registry: Registry, groups: string[]): Obj {
             if (t.shortNames?.length) r.shortNames = t.shortNames;
             if (t.categories?.length) r.categories = t.categories;
             if (t.subresources.length) {
-              r.subresources = t.subresources.map((s) => ({
-                subresource: s,
-                responseKind: { group: g, version: v, kind: t.kind },
-                verbs: ['get', 'patch', 'update'],
-              }));
+              r.subresources = t.subresources.map((s) => {
+                const e = subresourceEntry(t, s);
+                return {
+                  subresource: s,
+                  responseKind: { group: e.group ?? g, version: e.version ?? v, kind: e.kind },
+                  verbs: e.verbs,
+                };
+              });
             }
             return r;
           }),

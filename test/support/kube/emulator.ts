@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { allowedByRules, authenticate, forbidden, type AllowRule, type Attributes } from './auth';
 import { registerBuiltins } from './builtins';
@@ -9,7 +10,7 @@ import { collectGarbage, mayLeaveGarbage } from './controllers/gc';
 import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
 import { customResourceDefinitions, establish, unregister } from './crd';
-import { discovery, PlainNotFound, VERSION_INFO } from './discovery';
+import { AGGREGATED_DISCOVERY_TYPE, discovery, PlainNotFound, VERSION_INFO } from './discovery';
 import { ApiError, fieldErr, invalid, notEmulated } from './errors';
 import type {
   FieldValidation,
@@ -24,6 +25,7 @@ import { get, list } from './handlers/read';
 import { subresourcePost } from './handlers/subresources';
 import { watch } from './handlers/watch';
 import { create, update } from './handlers/write';
+import { decodeProtobufBody, PROTOBUF_TYPE } from './protobuf';
 import { Registry, resourceKey, type ResourceType } from './resources';
 import { route, type RouteInfo } from './router';
 import { Store } from './store';
@@ -37,6 +39,11 @@ export interface EmulatorOptions {
   /** How long a list from a future resourceVersion waits before its 504 (real: ~3 s). */
   tooLargeRvWaitMs?: number;
   now?: () => Date;
+  /**
+   * Serve HTTPS with this key and certificate. Go clients (helm, kubectl) send a kubeconfig's
+   * bearer token only over TLS, so they need it to authenticate.
+   */
+  tls?: { key: string; cert: string };
 }
 
 const ADMIN_TOKEN = 'crondeck-emulator-admin';
@@ -58,7 +65,10 @@ export class KubeEmulator implements ServerServices {
   private garbageMayExist = false;
   port = 0;
 
-  private constructor(private readonly opts: Required<Omit<EmulatorOptions, 'now'>> & { now: () => Date }) {
+  private constructor(
+    private readonly opts: Required<Omit<EmulatorOptions, 'now' | 'tls'>> & { now: () => Date },
+    private readonly tls?: EmulatorOptions['tls'],
+  ) {
     this.tokens.set(opts.adminToken, ADMIN);
     this.registry.add(customResourceDefinitions);
     registerBuiltins(this.registry);
@@ -77,20 +87,24 @@ export class KubeEmulator implements ServerServices {
   }
 
   static async start(options: EmulatorOptions = {}): Promise<KubeEmulator> {
-    const emu = new KubeEmulator({
-      adminToken: options.adminToken ?? ADMIN_TOKEN,
-      bookmarkLeadMs: options.bookmarkLeadMs ?? 1000,
-      tooLargeRvWaitMs: options.tooLargeRvWaitMs ?? 3000,
-      now: options.now ?? (() => new Date()),
-    });
-    emu.server = createServer((req, res) => void emu.handle(req, res));
+    const emu = new KubeEmulator(
+      {
+        adminToken: options.adminToken ?? ADMIN_TOKEN,
+        bookmarkLeadMs: options.bookmarkLeadMs ?? 1000,
+        tooLargeRvWaitMs: options.tooLargeRvWaitMs ?? 3000,
+        now: options.now ?? (() => new Date()),
+      },
+      options.tls,
+    );
+    const handler = (req: IncomingMessage, res: ServerResponse) => void emu.handle(req, res);
+    emu.server = options.tls ? createTlsServer(options.tls, handler) : createServer(handler);
     await new Promise<void>((resolve) => emu.server!.listen(0, '127.0.0.1', resolve));
     emu.port = (emu.server.address() as AddressInfo).port;
     return emu;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
   }
 
   get adminToken(): string {
@@ -267,10 +281,16 @@ export class KubeEmulator implements ServerServices {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const rawBody = Buffer.concat(chunks).toString('utf8');
+    const body = Buffer.concat(chunks);
+    let rawBody = body.toString('utf8');
     const url = new URL(req.url ?? '/', 'http://localhost');
     const warnings: string[] = [];
     try {
+      if (String(req.headers['content-type'] ?? '').split(';')[0] === PROTOBUF_TYPE) {
+        // Handlers read JSON: a protobuf body continues as the JSON it encodes.
+        rawBody = JSON.stringify(decodeProtobufBody(body));
+        req.headers['content-type'] = 'application/json';
+      }
       const user = authenticate(req.headers.authorization, this.tokens);
       const info = route(url.pathname);
       const result = await this.dispatch(req, res, info, url.searchParams, rawBody, user, warnings);
@@ -291,7 +311,10 @@ export class KubeEmulator implements ServerServices {
   }
 
   private send(res: ServerResponse, status: number, body: unknown, warnings: string[]): void {
-    const headers: Record<string, string | string[]> = { 'content-type': 'application/json' };
+    const aggregatedDiscovery = (body as { kind?: string } | null)?.kind === 'APIGroupDiscoveryList';
+    const headers: Record<string, string | string[]> = {
+      'content-type': aggregatedDiscovery ? AGGREGATED_DISCOVERY_TYPE : 'application/json',
+    };
     if (warnings.length) headers.warning = warnings;
     res.writeHead(status, headers);
     res.end(JSON.stringify(body));

@@ -8,7 +8,7 @@ import { isPlainObject, type Obj } from './types';
  * unknown fields of built-ins. Found from the repository's root, so that a compiled copy of the
  * emulator (the bench's, under .bench/build) reads the same documents.
  */
-const OPENAPI_DIR = path.resolve(repositoryRoot(__dirname), '../shared/kube-api/openapi');
+export const OPENAPI_DIR = path.resolve(repositoryRoot(__dirname), '../shared/kube-api/openapi');
 
 function repositoryRoot(from: string): string {
   for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
@@ -19,7 +19,7 @@ function repositoryRoot(from: string): string {
 
 const docs = new Map<string, Record<string, Obj> | null>();
 
-function schemas(file: string): Record<string, Obj> | null {
+export function schemas(file: string): Record<string, Obj> | null {
   if (!docs.has(file)) {
     const p = path.join(OPENAPI_DIR, file);
     docs.set(

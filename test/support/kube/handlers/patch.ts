@@ -1,7 +1,9 @@
 import { ApiError, badRequest, notEmulated, notFound } from '../errors';
-import { present, resourceKey } from '../resources';
+import { kindSchema } from '../kindSchemas';
+import { apiVersionOf, present, resourceKey } from '../resources';
 import { clone, isPlainObject, type Obj } from '../types';
 import type { HandlerResult, RequestContext, ServerServices } from './context';
+import { strategicMergePatch } from './strategicMerge';
 import { update } from './write';
 
 /** RFC 7386: objects merge, null deletes, everything else (lists too) replaces. */
@@ -121,11 +123,13 @@ export function patch(svc: ServerServices, ctx: RequestContext): HandlerResult {
   if (mediaType === 'application/apply-patch+yaml' || mediaType === 'application/apply-patch+json') {
     throw notEmulated('server-side apply (application/apply-patch+yaml)');
   }
-  if (mediaType === 'application/strategic-merge-patch+json') {
+  const strategic = mediaType === 'application/strategic-merge-patch+json';
+  // Strategic merge needs the kind's patch strategies: without its schema it is not emulated.
+  const strategicSchema = strategic && !type.custom ? kindSchema(apiVersionOf(type), type.kind) : undefined;
+  if (strategic) {
     if (type.custom) throw new ApiError(415, 'UnsupportedMediaType', ACCEPTED_PATCHES);
-    throw notEmulated('strategic merge patch on built-in resources');
-  }
-  if (mediaType !== 'application/merge-patch+json' && mediaType !== 'application/json-patch+json') {
+    if (!strategicSchema) throw notEmulated(`strategic merge patch on ${type.resource} (no OpenAPI schema)`);
+  } else if (mediaType !== 'application/merge-patch+json' && mediaType !== 'application/json-patch+json') {
     throw new ApiError(415, 'UnsupportedMediaType', ACCEPTED_PATCHES);
   }
   let parsed: unknown;
@@ -145,6 +149,9 @@ export function patch(svc: ServerServices, ctx: RequestContext): HandlerResult {
       );
     }
     patched = jsonPatch(old, parsed);
+  } else if (strategic) {
+    if (!isPlainObject(parsed)) throw badRequest('error decoding patch: the patch is not a JSON object');
+    patched = strategicMergePatch(old, parsed, strategicSchema);
   } else {
     patched = mergePatch(old, parsed) as Obj;
   }
