@@ -82,8 +82,9 @@ describe('GET /api/jobs/:id is never stale', () => {
     const id = await create(hourly);
     expect(await readFresh(service, id)).toMatchObject({ running: null, lastStatus: null });
 
+    const startedBefore = attempts.started.length;
     expect((await service.request('POST', `/api/jobs/${id}/run`)).status).toBe(200);
-    await attempts.waitForStarted(attempts.started.length + 1);
+    await attempts.waitForStarted(startedBefore + 1);
     const started = await readFresh(service, id);
     expect(started.running).toMatchObject({ attempt: 0 });
     expect(started.lastStatus).toBeNull();
