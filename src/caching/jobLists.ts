@@ -1,10 +1,8 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
 import { readListVersion } from '../store/listVersions';
+import { nextRunWindow } from './nextRunWindow';
 import { VersionedRenders } from './versionedRenders';
-
-/** Longest a rendered job list is reused, even when nothing says it changed. */
-const MAX_AGE_MS = 60_000;
 
 /**
  * The job list as a renderer writes it (the HTTP layer serialises it, a job list being hundreds of
@@ -30,11 +28,11 @@ export class JobLists<View extends { nextRun: Date | null }> {
       async () => {
         const readAt = this.clock.now().getTime();
         const { views, version } = await this.read(new Date(readAt));
-        let validUntil = readAt + MAX_AGE_MS;
-        for (const view of views) {
-          if (view.nextRun) validUntil = Math.min(validUntil, view.nextRun.getTime());
-        }
-        return { value: render(views), version, validFrom: readAt, validUntil };
+        const window = nextRunWindow(
+          readAt,
+          views.map((view) => view.nextRun),
+        );
+        return { value: render(views), version, ...window };
       },
       this.clock.now().getTime(),
     );

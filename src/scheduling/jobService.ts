@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { JobLists } from '../caching/jobLists';
+import { JobRenders } from '../caching/jobRenders';
 import type { Clock } from '../domain/clock';
 import type { RunningAttempt } from '../domain/execution';
 import { conflict, notFound } from '../domain/errors';
@@ -20,6 +21,7 @@ export interface JobView extends Job {
 export class JobService {
   private readonly nextRuns = new NextRunCache();
   private readonly lists: JobLists<JobView>;
+  private readonly renders: JobRenders<JobView>;
 
   constructor(
     private readonly pool: Pool,
@@ -28,6 +30,7 @@ export class JobService {
     private readonly defaultTimeZone: string,
   ) {
     this.lists = new JobLists(pool, clock, (now) => this.readViews(now));
+    this.renders = new JobRenders(pool, clock, (id, now) => this.readView(id, now));
   }
 
   async list(): Promise<JobView[]> {
@@ -40,9 +43,12 @@ export class JobService {
   }
 
   async get(id: number): Promise<JobView> {
-    const found = await jobs.findJobWithRun(this.pool, id);
-    if (!found) throw notFound(`job ${id} not found`);
-    return this.view(found.job, this.clock.now(), found.running);
+    return (await this.readView(id, this.clock.now())).view;
+  }
+
+  /** One job rendered by `render`, reused while it is what a fresh read would render (caching/jobRenders.ts). */
+  getRendered<T>(id: number, render: (job: JobView) => T): Promise<T> {
+    return this.renders.get(id, render);
   }
 
   async create(input: JobInput): Promise<JobView> {
@@ -121,6 +127,13 @@ export class JobService {
   private async readViews(now: Date): Promise<{ views: JobView[]; version: string }> {
     const { jobs: rows, running, version } = await jobs.listJobsWithVersion(this.pool);
     return { views: rows.map((job) => this.view(job, now, running.get(job.id) ?? null)), version };
+  }
+
+  /** One job as the API shows it at `now`, and the job list's version read with it. */
+  private async readView(id: number, now: Date): Promise<{ view: JobView; version: string }> {
+    const { found, version } = await jobs.findJobWithRun(this.pool, id);
+    if (!found) throw notFound(`job ${id} not found`);
+    return { view: this.view(found.job, now, found.running), version };
   }
 
   private view(job: Job, now: Date, running: RunningAttempt | null): JobView {

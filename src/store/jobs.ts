@@ -81,27 +81,31 @@ export async function listJobsWithVersion(
 }
 
 /**
- * One job and its attempt in progress, in one round trip: a primary-key read and, from the small
- * partial index of running rows, the newest running attempt. Prepared: `GET /api/jobs/:id` runs
- * nothing else, and planning it anew would cost as much as running it.
+ * One job, its attempt in progress, and the job list's version (see listVersions.ts), in one round
+ * trip and so from one snapshot: a primary-key read, the newest running attempt from the small
+ * partial index of running rows, and the version's few slots. Prepared: `GET /api/jobs/:id` runs
+ * it whenever its job changed, and planning it anew would cost as much as running it. `found` is
+ * null when there is no such job.
  */
 export async function findJobWithRun(
   db: Pool | PoolClient,
   id: number,
-): Promise<{ job: Job; running: RunningAttempt | null } | null> {
-  const { rows } = await db.query<JobRow & RunningColumns>({
-    name: 'crondeck_job_with_run',
-    text: `SELECT ${JOB_COLUMNS}, r.running_id, r.running_started_at, r.running_attempt
+): Promise<{ found: { job: Job; running: RunningAttempt | null } | null; version: string }> {
+  const query = `SELECT ${JOB_COLUMNS}, r.running_id, r.running_started_at, r.running_attempt
       FROM jobs LEFT JOIN LATERAL (
         SELECT e.id AS running_id, e.started_at AS running_started_at, e.attempt AS running_attempt
         FROM executions e WHERE e.status = 'running' AND e.job_id = jobs.id
         ORDER BY e.started_at DESC, e.id DESC LIMIT 1
       ) r ON true
-      WHERE jobs.id = $1`,
+      WHERE jobs.id = $1`;
+  const { rows } = await db.query<JobRow & RunningColumns & { list_version: string }>({
+    name: 'crondeck_job_with_run_and_version',
+    text: withListVersion('jobs', query),
     values: [id],
   });
-  const row = rows[0];
-  return row ? { job: toJob(row), running: runningAttemptOf(row) } : null;
+  const { version, rows: jobRows } = splitListVersion(rows, (row) => row.id === null);
+  const row = jobRows[0];
+  return { found: row ? { job: toJob(row), running: runningAttemptOf(row) } : null, version };
 }
 
 interface RunningColumns {

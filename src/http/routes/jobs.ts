@@ -35,6 +35,9 @@ function jobToJson(job: JobView) {
 /** The bytes `res.json` would send for the list; JobService reuses them while they are current. */
 const renderJobList = (views: JobView[]): Buffer => Buffer.from(JSON.stringify(views.map(jobToJson)));
 
+/** The bytes `res.json` would send for one job; JobService reuses them while they are current. */
+export const renderJob = (view: JobView): Buffer => Buffer.from(JSON.stringify(jobToJson(view)));
+
 export function jobsRouter(jobs: JobService): Router {
   const router = Router();
 
@@ -49,7 +52,9 @@ export function jobsRouter(jobs: JobService): Router {
   });
 
   router.get('/:id', async (req, res) => {
-    res.json(jobToJson(await jobs.get(parsePathId(req.params))));
+    const body = await jobs.getRendered(parsePathId(req.params), renderJob);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.send(body);
   });
 
   router.put('/:id', async (req, res) => {
