@@ -330,12 +330,15 @@ async function measureRecording(
     let open = true;
     let refusals = 0;
     // A refused start (the job's previous run not yet cleared) is replaced by the next job's.
+    const inFlightNow = new Set<Promise<unknown>>();
     const relaunch = (): void => {
       if (!open) return;
-      launch().catch((error: unknown) => {
+      const launched = launch().catch((error: unknown) => {
         if (refusals++ === 0) console.log(`    a recording was refused: ${String(error)}`);
         relaunch();
       });
+      inFlightNow.add(launched);
+      void launched.finally(() => inFlightNow.delete(launched));
     };
     const ingest = new ReportIngest(service.db.pool, service.recorder);
     const launch = (): Promise<unknown> => {
@@ -365,6 +368,8 @@ async function measureRecording(
     measuring = false;
     const elapsed = (performance.now() - start) / 1000;
     open = false;
+    // Reports still in flight land before the rows and the counter are read.
+    while (inFlightNow.size > 0) await Promise.allSettled([...inFlightNow]);
     await service.local!.idle();
     const rows = Number(
       await count("SELECT count(*)::text AS n FROM executions WHERE id > $1 AND status <> 'running'", [

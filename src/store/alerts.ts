@@ -1,6 +1,6 @@
 import type { AlertConfig } from '../domain/alertConfig';
 import type { AlertEvent } from '../domain/execution';
-import type { Queryable } from './database';
+import { prepared, type Queryable } from './database';
 
 /** Who wrote a job's alert configuration: the API, or the config file's shortcuts. */
 export type AlertConfigSource = 'api' | 'config';
@@ -14,8 +14,11 @@ interface AlertConfigRow {
 export async function findAlertConfigs(db: Queryable, jobIds: number[]): Promise<Map<number, AlertConfig>> {
   if (jobIds.length === 0) return new Map();
   const { rows } = await db.query<AlertConfigRow & { job_id: number }>(
-    'SELECT job_id, webhooks, emails FROM alert_configs WHERE job_id = ANY ($1::int[])',
-    [jobIds],
+    prepared(
+      'find_alert_configs',
+      'SELECT job_id, webhooks, emails FROM alert_configs WHERE job_id = ANY ($1::int[])',
+      [jobIds],
+    ),
   );
   return new Map(rows.map((row) => [row.job_id, { webhooks: row.webhooks, emails: row.emails }]));
 }

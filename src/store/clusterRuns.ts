@@ -1,4 +1,4 @@
-import type { Queryable } from './database';
+import { prepared, type Queryable } from './database';
 
 /** Who recorded the outcome of a cluster run (one Kubernetes Job). */
 export type RunClosedBy = 'report' | 'controller';
@@ -11,8 +11,11 @@ export type RunClosedBy = 'report' | 'controller';
  */
 export async function lockClusterRuns(tx: Queryable, runUids: readonly string[]): Promise<void> {
   await tx.query(
-    `SELECT pg_advisory_xact_lock(hashtext('cluster-run:' || uid)) FROM unnest($1::text[]) AS uid`,
-    [runUids],
+    prepared(
+      'lock_cluster_runs',
+      `SELECT pg_advisory_xact_lock(hashtext('cluster-run:' || uid)) FROM unnest($1::text[]) AS uid`,
+      [runUids],
+    ),
   );
 }
 
@@ -25,8 +28,11 @@ export async function findRunClosers(
   runUids: readonly string[],
 ): Promise<Map<string, RunClosedBy>> {
   const { rows } = await tx.query<{ run_uid: string; closed_by: RunClosedBy }>(
-    'SELECT run_uid, closed_by FROM cluster_runs WHERE run_uid = ANY ($1::text[])',
-    [runUids],
+    prepared(
+      'find_run_closers',
+      'SELECT c.run_uid, c.closed_by FROM unnest($1::text[]) AS u(uid) JOIN cluster_runs c ON c.run_uid = u.uid',
+      [runUids],
+    ),
   );
   return new Map(rows.map((row) => [row.run_uid, row.closed_by]));
 }
@@ -38,8 +44,11 @@ export async function closeClusterRuns(
 ): Promise<void> {
   if (runs.length === 0) return;
   await tx.query(
-    `INSERT INTO cluster_runs (run_uid, job_id, closed_by)
-     SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) ON CONFLICT (run_uid) DO NOTHING`,
-    [runs.map((run) => run.runUid), runs.map((run) => run.jobId), runs.map((run) => run.closedBy)],
+    prepared(
+      'close_cluster_runs',
+      `INSERT INTO cluster_runs (run_uid, job_id, closed_by)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) ON CONFLICT (run_uid) DO NOTHING`,
+      [runs.map((run) => run.runUid), runs.map((run) => run.jobId), runs.map((run) => run.closedBy)],
+    ),
   );
 }

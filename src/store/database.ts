@@ -1,4 +1,4 @@
-import { Client, Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { Client, Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
 
 /**
  * Anything that runs SQL: the pool itself, or one client inside a transaction. Store functions
@@ -6,9 +6,18 @@ import { Client, Pool, type PoolClient, type QueryResultRow } from 'pg';
  */
 export interface Queryable {
   query<R extends QueryResultRow = QueryResultRow>(
-    text: string,
+    text: string | QueryConfig,
     values?: unknown[],
   ): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+/**
+ * A statement prepared once per connection under `name`, then only bound and run: for statements
+ * run many times a second (recording executions), whose parsing and planning would otherwise cost
+ * the server more than running them.
+ */
+export function prepared(name: string, text: string, values: unknown[]): QueryConfig {
+  return { name: `crondeck_${name}`, text, values };
 }
 
 export interface Database {

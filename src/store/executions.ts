@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { AttemptResult, Execution, ExecutionStatus, FinalStatus } from '../domain/execution';
 import { storableText } from '../domain/text';
-import type { Queryable } from './database';
+import { prepared, type Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
 
 interface ExecutionRow {
@@ -54,7 +54,9 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
   if (attempts.length === 0) return [];
   // Ids are drawn first, in the order given, because RETURNING does not promise that order.
   const { rows } = await db.query<{ id: string }>(
-    `WITH starting AS MATERIALIZED (
+    prepared(
+      'start_attempts',
+      `WITH starting AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
        FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[]) WITH ORDINALITY
          AS t(job_id, job_name, started_at, attempt, n)
@@ -64,12 +66,13 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
        SELECT id, job_id, job_name, 'running', started_at, attempt FROM starting
      )
      SELECT id FROM starting ORDER BY n`,
-    [
-      attempts.map((a) => a.jobId),
-      attempts.map((a) => a.jobName),
-      attempts.map((a) => a.startedAt),
-      attempts.map((a) => a.attempt),
-    ],
+      [
+        attempts.map((a) => a.jobId),
+        attempts.map((a) => a.jobName),
+        attempts.map((a) => a.startedAt),
+        attempts.map((a) => a.attempt),
+      ],
+    ),
   );
   return rows.map((row) => Number(row.id));
 }
@@ -93,7 +96,9 @@ export async function finishAttempts(
 ): Promise<(Execution | null)[]> {
   if (outcomes.length === 0) return [];
   const { rows } = await db.query<ExecutionRow>(
-    `WITH outcome AS (
+    prepared(
+      'finish_attempts',
+      `WITH outcome AS (
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])
          AS t(id, status, finished_at, duration_ms, exit_code, stdout, stderr)
      )
@@ -101,15 +106,16 @@ export async function finishAttempts(
        exit_code = o.exit_code, stdout = o.stdout, stderr = o.stderr
      FROM outcome o WHERE e.id = o.id AND e.status = 'running'
      RETURNING ${qualified('e', FULL_COLUMNS)}`,
-    [
-      outcomes.map((o) => o.executionId),
-      outcomes.map((o) => o.result.status),
-      outcomes.map((o) => o.result.finishedAt),
-      outcomes.map((o) => durationMs(o.result)),
-      outcomes.map((o) => o.result.exitCode),
-      outcomes.map((o) => storableText(o.result.stdout)),
-      outcomes.map((o) => storableText(o.result.stderr)),
-    ],
+      [
+        outcomes.map((o) => o.executionId),
+        outcomes.map((o) => o.result.status),
+        outcomes.map((o) => o.result.finishedAt),
+        outcomes.map((o) => durationMs(o.result)),
+        outcomes.map((o) => o.result.exitCode),
+        outcomes.map((o) => storableText(o.result.stdout)),
+        outcomes.map((o) => storableText(o.result.stderr)),
+      ],
+    ),
   );
   const byId = new Map(rows.map((row) => [Number(row.id), toExecution(row)]));
   // Should one attempt be given twice, the first outcome is the one written and answered.
@@ -142,7 +148,9 @@ export async function insertFinishedExecutions(
   // Ids are drawn before inserting so that each stored row can be matched to what was given:
   // RETURNING names no input row, and ON CONFLICT leaves some out.
   const { rows } = await db.query<ExecutionRow & { n: string }>(
-    `WITH given AS MATERIALIZED (
+    prepared(
+      'insert_finished_executions',
+      `WITH given AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
        FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[],
                    $7::int[], $8::text[], $9::text[], $10::int[], $11::text[]) WITH ORDINALITY
@@ -155,19 +163,20 @@ export async function insertFinishedExecutions(
        ON CONFLICT (report_key) DO NOTHING RETURNING ${FULL_COLUMNS}
      )
      SELECT given.n, ${qualified('inserted', FULL_COLUMNS)} FROM inserted JOIN given ON given.id = inserted.id`,
-    [
-      executions.map((e) => e.jobId),
-      executions.map((e) => e.jobName),
-      executions.map((e) => e.status),
-      executions.map((e) => e.startedAt),
-      executions.map((e) => e.finishedAt),
-      executions.map((e) => durationMs(e)),
-      executions.map((e) => e.exitCode),
-      executions.map((e) => storableText(e.stdout)),
-      executions.map((e) => storableText(e.stderr)),
-      executions.map((e) => e.attempt),
-      executions.map((e) => e.reportKey ?? null),
-    ],
+      [
+        executions.map((e) => e.jobId),
+        executions.map((e) => e.jobName),
+        executions.map((e) => e.status),
+        executions.map((e) => e.startedAt),
+        executions.map((e) => e.finishedAt),
+        executions.map((e) => durationMs(e)),
+        executions.map((e) => e.exitCode),
+        executions.map((e) => storableText(e.stdout)),
+        executions.map((e) => storableText(e.stderr)),
+        executions.map((e) => e.attempt),
+        executions.map((e) => e.reportKey ?? null),
+      ],
+    ),
   );
   const answers: (Execution | null)[] = executions.map(() => null);
   for (const row of rows) answers[Number(row.n) - 1] = toExecution(row);
@@ -183,7 +192,9 @@ export async function insertFinishedExecutions(
 export async function countFinishedExecutions(db: Queryable, executions: Execution[]): Promise<void> {
   if (executions.length === 0) return;
   await db.query(
-    `WITH recorded AS (
+    prepared(
+      'count_finished_executions',
+      `WITH recorded AS (
        SELECT * FROM unnest($1::int[], $2::timestamptz[], $3::text[]) WITH ORDINALITY AS t(job_id, started_at, status, n)
      ),
      counted AS (
@@ -195,7 +206,8 @@ export async function countFinishedExecutions(db: Queryable, executions: Executi
      FROM (SELECT DISTINCT ON (job_id) job_id, started_at, status FROM recorded
            ORDER BY job_id, started_at DESC, n DESC) latest
      WHERE j.id = latest.job_id AND (j.last_run_at IS NULL OR j.last_run_at <= latest.started_at)`,
-    [executions.map((e) => e.jobId), executions.map((e) => e.startedAt), executions.map((e) => e.status)],
+      [executions.map((e) => e.jobId), executions.map((e) => e.startedAt), executions.map((e) => e.status)],
+    ),
   );
 }
 

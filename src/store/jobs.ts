@@ -1,7 +1,7 @@
 import type { RunningAttempt } from '../domain/execution';
 import type { Job, JobInput } from '../domain/job';
 import type { Pool, PoolClient } from 'pg';
-import type { Queryable } from './database';
+import { prepared, type Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
 
 export interface JobRow {
@@ -124,7 +124,9 @@ function runningAttemptOf(row: RunningColumns): RunningAttempt | null {
 }
 
 export async function findJob(db: Queryable, id: number): Promise<Job | null> {
-  const { rows } = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1`, [id]);
+  const { rows } = await db.query<JobRow>(
+    prepared('find_job', `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1`, [id]),
+  );
   return rows[0] ? toJob(rows[0]) : null;
 }
 
