@@ -4,7 +4,10 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Pool } from 'pg';
 import { lockDataDir } from './dataDirLock';
 import type { Database } from './database';
+import { embeddedStartParams } from './embeddedSettings';
+import { initialiseDataDirApart } from './initialiseDataDir';
 import { openPrivateSocketDir, SOCKET_PORT } from './privateSocketDir';
+import { keepWebAssemblyOnBaselineCompiler } from './wasmTiering';
 
 export interface EmbeddedOptions {
   /** Data directory; `undefined` keeps the database in memory. */
@@ -30,10 +33,13 @@ export async function startEmbeddedDatabase(
   const lock = options.dataDir ? lockDataDir(options.dataDir) : undefined;
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(
-      options.dataDir,
-      options.loadDataDir ? { loadDataDir: options.loadDataDir } : {},
-    );
+    const startParams = embeddedStartParams();
+    keepWebAssemblyOnBaselineCompiler();
+    if (options.dataDir && !options.loadDataDir) await initialiseDataDirApart(options.dataDir, startParams);
+    pglite = await PGlite.create(options.dataDir, {
+      startParams,
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    });
   } catch (error) {
     lock?.release();
     throw error;
