@@ -8,6 +8,7 @@ import { createJobFromCronJob, fireCronJob, syncCronJob } from './controllers/cr
 import { collectGarbage, mayLeaveGarbage } from './controllers/gc';
 import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
+import { createDefaultServiceAccount } from './controllers/serviceAccounts';
 import { customResourceDefinitions, establish, unregister } from './crd';
 import { discovery, PlainNotFound, VERSION_INFO } from './discovery';
 import { ApiError, fieldErr, invalid, notEmulated } from './errors';
@@ -220,6 +221,9 @@ export class KubeEmulator implements ServerServices {
   }
 
   onStored(type: ResourceType, obj: Obj, event: 'ADDED' | 'MODIFIED' | 'DELETED'): void {
+    if (type.resource === 'namespaces' && type.group === '' && event === 'ADDED') {
+      createDefaultServiceAccount(this, obj.metadata.name);
+    }
     if (type === customResourceDefinitions) {
       if (event === 'ADDED') {
         // The apiextensions controllers act after the create has answered (01 #4 has no conditions).

@@ -74,4 +74,5 @@ export const nodes: ResourceType = builtin({
   namespaced: false,
   shortNames: ['no'],
   subresources: ['status'],
+  patchSchema: { file: 'api__v1.json', schema: 'io.k8s.api.core.v1.Node' },
 });

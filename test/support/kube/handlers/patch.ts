@@ -2,6 +2,7 @@ import { ApiError, badRequest, notEmulated, notFound } from '../errors';
 import { present, resourceKey } from '../resources';
 import { clone, isPlainObject, type Obj } from '../types';
 import type { HandlerResult, RequestContext, ServerServices } from './context';
+import { strategicMergePatch } from './strategicMerge';
 import { update } from './write';
 
 /** RFC 7386: objects merge, null deletes, everything else (lists too) replaces. */
@@ -123,9 +124,8 @@ export function patch(svc: ServerServices, ctx: RequestContext): HandlerResult {
   }
   if (mediaType === 'application/strategic-merge-patch+json') {
     if (type.custom) throw new ApiError(415, 'UnsupportedMediaType', ACCEPTED_PATCHES);
-    throw notEmulated('strategic merge patch on built-in resources');
-  }
-  if (mediaType !== 'application/merge-patch+json' && mediaType !== 'application/json-patch+json') {
+    if (!type.patchSchema) throw notEmulated(`strategic merge patch on ${type.resource}`);
+  } else if (mediaType !== 'application/merge-patch+json' && mediaType !== 'application/json-patch+json') {
     throw new ApiError(415, 'UnsupportedMediaType', ACCEPTED_PATCHES);
   }
   let parsed: unknown;
@@ -145,6 +145,8 @@ export function patch(svc: ServerServices, ctx: RequestContext): HandlerResult {
       );
     }
     patched = jsonPatch(old, parsed);
+  } else if (mediaType === 'application/strategic-merge-patch+json') {
+    patched = strategicMergePatch(type.patchSchema!, old, parsed);
   } else {
     patched = mergePatch(old, parsed) as Obj;
   }
