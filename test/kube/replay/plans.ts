@@ -1,3 +1,4 @@
+import type { KubeEmulator } from '../../support/kube/emulator';
 import type { ReplayPlan } from './replay';
 
 type Body = Record<string, unknown>;
@@ -21,6 +22,13 @@ const sameEntriesAsEmulator = (key: 'groups' | 'resources') => (recorded: unknow
   const served = new Set(((mine as Body)[key] as Body[]).map(nameOf));
   return filterList(key, (n) => served.has(n))(recorded);
 };
+
+/** The metadata of the (one) pod a Job's controller made, to bind its generated name. */
+function podOfJob(emu: KubeEmulator, namespace: string, job: string): { name: string; generateName: string } {
+  const pod = emu.objects('pods', namespace).find((p) => p.metadata.labels?.['batch.kubernetes.io/job-name'] === job);
+  if (!pod) throw new Error(`no pod of Job ${namespace}/${job}`);
+  return pod.metadata;
+}
 
 /**
  * What the replay does not compare, per transcript file, and why. `refused` exchanges are still
@@ -93,13 +101,27 @@ export const PLANS: Record<string, Partial<ReplayPlan>> = {
     ),
   },
   '09-job-pod.json': {
-    // The Job controller's first sync: the pod and status.active (09 #3).
-    after: { 2: (emu) => void emu.syncJob('kr-i', 'ok') },
-    skipped: Object.fromEntries(
-      Array.from({ length: 19 }, (_, k) => k + 4).map((i) => [
-        i,
-        'needs the Job controller and kubelet plays driven between exchanges; the recorded pods carry an OpenShift-only projected volume source; the plays are tested in controllers.test.ts',
-      ]),
-    ),
+    after: {
+      // The Job controller's first sync: the pod and status.active (09 #3).
+      2: (emu) => void emu.syncJob('kr-i', 'ok'),
+      7: (emu) => void emu.syncJob('kr-i', 'ok'),
+      9: (emu) => void emu.syncJob('kr-i', 'ok'),
+      13: (emu, ctx) => {
+        emu.syncJob('kr-i', 'fail');
+        ctx.bindGeneratedName('<sfx:3>', podOfJob(emu, 'kr-i', 'fail'));
+      },
+      16: (emu) => void emu.syncJob('kr-i', 'fail'),
+      19: (emu, ctx) => {
+        emu.syncJob('kr-i', 'deadline');
+        ctx.bindGeneratedName('<sfx:5>', podOfJob(emu, 'kr-i', 'deadline'));
+      },
+    },
+    before: {
+      20: (emu, ctx) => {
+        // activeDeadlineSeconds 5 passes while the recorder polls.
+        ctx.clock.advanceTo(new Date(ctx.clock.now().getTime() + 6000));
+        emu.syncJob('kr-i', 'deadline');
+      },
+    },
   },
 };
