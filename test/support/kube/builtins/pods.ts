@@ -89,7 +89,8 @@ subresourceHandlers.set('pods/binding', (svc, ctx) => {
   if (!pod) throw notFound('pods', '', name);
   const body = JSON.parse(ctx.rawBody || '{}') as Obj;
   const refuse = (why: string) => conflict('pods/binding', '', name, why);
-  if (pod.metadata.deletionTimestamp) throw refuse(`pod ${name} is being deleted, cannot be assigned to a host`);
+  if (pod.metadata.deletionTimestamp)
+    throw refuse(`pod ${name} is being deleted, cannot be assigned to a host`);
   if (pod.spec.nodeName) throw refuse(`pod ${name} is already assigned to node "${pod.spec.nodeName}"`);
   pod.spec.nodeName = body.target?.name;
   if (body.metadata?.annotations) {
@@ -98,7 +99,12 @@ subresourceHandlers.set('pods/binding', (svc, ctx) => {
   // The scheduler's condition, added by the binding itself (09 #6).
   const conditions = ((pod.status ??= {}).conditions ??= []) as Obj[];
   const at = conditions.findIndex((c) => c.type === 'PodScheduled');
-  const scheduled = { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(svc.now()) };
+  const scheduled = {
+    type: 'PodScheduled',
+    status: 'True',
+    lastProbeTime: null,
+    lastTransitionTime: rfc3339(svc.now()),
+  };
   if (at < 0) conditions.push(scheduled);
   else if (conditions[at]!.status !== 'True') conditions[at] = scheduled;
   svc.store.put('/pods', pod, 'MODIFIED');

@@ -5,7 +5,7 @@ import type { Obj } from '../types';
 import { randomSuffix } from '../validation';
 
 /** Where the ServiceAccount plugin mounts the API credentials in every container. */
-export const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 const TOKEN_VOLUME_PREFIX = 'kube-api-access-';
 /** The bound token's lifetime the plugin asks for (an hour plus the 7 s the kubelet tolerates). */
 const TOKEN_EXPIRATION_SECONDS = 3607;
@@ -72,7 +72,10 @@ function mountToken(spec: Obj): void {
   let name = existing?.name as string | undefined;
   while (!name || (!existing && names.has(name))) name = `${TOKEN_VOLUME_PREFIX}${randomSuffix()}`;
   let needed = false;
-  for (const container of [...((spec.initContainers ?? []) as Obj[]), ...((spec.containers ?? []) as Obj[])]) {
+  for (const container of [
+    ...((spec.initContainers ?? []) as Obj[]),
+    ...((spec.containers ?? []) as Obj[]),
+  ]) {
     const mounts = (container.volumeMounts ?? []) as Obj[];
     if (mounts.some((m) => m.mountPath === TOKEN_MOUNT_PATH)) continue;
     container.volumeMounts = [...mounts, { name, readOnly: true, mountPath: TOKEN_MOUNT_PATH }];

@@ -34,7 +34,8 @@ function mergeValue(all: Schemas, schema: Obj | undefined, original: unknown, pa
       delete out[key];
       continue;
     }
-    const field = (resolved?.properties as Obj | undefined)?.[key] ?? objectOrUndefined(resolved?.additionalProperties);
+    const field =
+      (resolved?.properties as Obj | undefined)?.[key] ?? objectOrUndefined(resolved?.additionalProperties);
     const strategy = extension(all, field, 'x-kubernetes-patch-strategy') ?? '';
     if (Array.isArray(value) && Array.isArray(out[key]) && strategy.split(',').includes('merge')) {
       const itemSchema = resolveSchema(all, field)?.items as Obj | undefined;
@@ -68,8 +69,7 @@ function mergeList(
   patch: unknown[],
   mergeKey: string | undefined,
 ): unknown[] {
-  const keyOf = (item: unknown) =>
-    JSON.stringify(mergeKey && isPlainObject(item) ? item[mergeKey] : item);
+  const keyOf = (item: unknown) => JSON.stringify(mergeKey && isPlainObject(item) ? item[mergeKey] : item);
   if (mergeKey && !patch.every(isPlainObject)) {
     throw notEmulated('a strategic merge patch list item without its merge key');
   }
