@@ -14,9 +14,9 @@ export interface PatchSchema {
  * A strategic merge patch (apimachinery's strategicpatch) on a built-in object, with the patch
  * strategies and merge keys the kind's OpenAPI schema declares (`x-kubernetes-patch-strategy`,
  * `x-kubernetes-patch-merge-key`, the same struct tags the real server reads): maps merge as in a
- * merge patch (null deletes); a list with strategy `merge` merges its items by the merge key
- * (a primitive list: union) in the order the real server gives them; every other list is
- * replaced. The `$patch`, `$retainKeys`, `$setElementOrder` … directives are not emulated.
+ * merge patch (null deletes); a list with strategy `merge` merges its items by the merge key in
+ * the order the real server gives them (a list of scalars: the original's, then the patch's new
+ * ones); every other list is replaced. The `$patch`, `$retainKeys`, `$setElementOrder` … directives are not emulated.
  */
 export function strategicMergePatch(where: PatchSchema, original: Obj, patch: unknown): Obj {
   const all = openApiSchemas(where.file);
@@ -69,15 +69,22 @@ function mergeList(
   patch: unknown[],
   mergeKey: string | undefined,
 ): unknown[] {
+  if (!mergeKey) {
+    // Scalars: the original's, then the patch's new ones (strategicpatch's deduplicateScalars).
+    const seen = new Set<string>();
+    return [...original, ...patch].filter(
+      (item) => !seen.has(JSON.stringify(item)) && seen.add(JSON.stringify(item)),
+    );
+  }
   const keyOf = (item: unknown) => JSON.stringify(mergeKey && isPlainObject(item) ? item[mergeKey] : item);
-  if (mergeKey && !patch.every(isPlainObject)) {
+  if (!patch.every(isPlainObject)) {
     throw notEmulated('a strategic merge patch list item without its merge key');
   }
   const merged = original.map(clone);
   for (const item of patch) {
     const at = merged.findIndex((o) => keyOf(o) === keyOf(item));
     if (at < 0) merged.push(clone(item));
-    else if (mergeKey) merged[at] = mergeValue(all, itemSchema, merged[at], item);
+    else merged[at] = mergeValue(all, itemSchema, merged[at], item);
   }
   const patchOrder = patch.map(keyOf);
   const serverOrder = original.map(keyOf);
