@@ -1,4 +1,5 @@
 import { KubeEmulator } from '../support/kube/emulator';
+import type { Obj } from '../support/kube/types';
 
 /**
  * What the emulator does to pods beyond what 08/09 replay: the ServiceAccount admission plugin's
@@ -18,7 +19,7 @@ describe('pods: ServiceAccount admission, binding, strategic merge', () => {
       headers: { authorization: `Bearer ${emu.adminToken}`, 'content-type': contentType },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as Obj };
   }
 
   const pod = (extra: { metadata?: object; spec?: object } = {}) => ({
