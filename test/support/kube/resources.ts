@@ -1,6 +1,6 @@
 import type { FieldError } from './errors';
 import type { PatchSchema } from './handlers/strategicMerge';
-import type { ServerServices } from './handlers/context';
+import type { HandlerResult, RequestContext, ServerServices } from './handlers/context';
 import type { Obj } from './types';
 
 export interface WriteContext {
@@ -56,6 +56,8 @@ export interface ResourceType {
   storageKey?: string;
   toStored?(obj: Obj): Obj;
   fromStored?(obj: Obj): Obj;
+  /** A create-only review API (TokenReview, SubjectAccessReview …): answers without storing. */
+  review?(svc: ServerServices, ctx: RequestContext, body: Obj): HandlerResult;
   /** The OpenAPI schema whose merge keys strategic merge patches follow (none: 501). */
   patchSchema?: PatchSchema;
   /** Message prefix of strict-decoding and parse failures: `Kind in version "v1" cannot be handled as a Kind`. */
