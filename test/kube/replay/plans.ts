@@ -1,3 +1,4 @@
+import { API_AUDIENCE } from '../../support/kube/auth';
 import type { KubeEmulator } from '../../support/kube/emulator';
 import type { ReplayPlan } from './replay';
 
@@ -22,6 +23,15 @@ const sameEntriesAsEmulator = (key: 'groups' | 'resources') => (recorded: unknow
   const served = new Set(((mine as Body)[key] as Body[]).map(nameOf));
   return filterList(key, (n) => served.has(n))(recorded);
 };
+
+/** The token a ServiceAccount was given for the API server's own audience (12 #4). */
+function serviceAccountToken(emu: KubeEmulator, user: string): string {
+  const token = [...emu.tokens.entries()].find(
+    ([, u]) => u.name === user && (u.audiences ?? [API_AUDIENCE]).includes(API_AUDIENCE),
+  )?.[0];
+  if (!token) throw new Error(`no token for ${user}`);
+  return token;
+}
 
 /** The metadata of the (one) pod a Job's controller made, to bind its generated name. */
 function podOfJob(emu: KubeEmulator, namespace: string, job: string): { name: string; generateName: string } {
@@ -98,20 +108,17 @@ export const PLANS: Record<string, Partial<ReplayPlan>> = {
     },
   },
   '12-auth.json': {
-    refused: Object.fromEntries(
-      [8, 9, 10, 11, 12, 13, 28, 29, 30, 31, 32].map((i) => [
-        i,
-        'TokenReview, SubjectAccessReview and the self-reviews are listed in discovery but not emulated',
-      ]),
-    ),
+    refused: {
+      32: 'SelfSubjectRulesReview is not emulated (its answer lists the whole bootstrap policy, an OpenShift rule among it)',
+    },
+    // `<secret>` in a TokenReview is the token #4 minted for the API server's audience.
+    secret: (emu) => serviceAccountToken(emu, 'system:serviceaccount:kr-l:crondeck-controller'),
     auth: (e, emu) => {
       if (e.auth === 'Bearer not-a-token') return 'Bearer not-a-token';
       if (e.auth?.startsWith('none')) return undefined;
       const sa = /ServiceAccount ([^/]+)\/(\S+)/.exec(e.auth ?? '');
-      const user = sa && `system:serviceaccount:${sa[1]}:${sa[2]}`;
-      const token = [...emu.tokens.entries()].find(([, u]) => u.name === user)?.[0];
-      if (!token) throw new Error(`no token for ${e.auth}`);
-      return `Bearer ${token}`;
+      if (!sa) throw new Error(`no token for ${e.auth}`);
+      return `Bearer ${serviceAccountToken(emu, `system:serviceaccount:${sa[1]}:${sa[2]}`)}`;
     },
   },
   '08-cronjob.json': {

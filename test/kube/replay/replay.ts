@@ -29,6 +29,8 @@ export interface ReplayPlan {
   after?: Record<number, ReplayHook>;
   /** Test-side actions while a watch is open (a controller acting while the recorder watched). */
   whileOpen?: Record<number, ReplayHook>;
+  /** The value of `<secret>` (a normalized token) in a request body. */
+  secret?: (emu: KubeEmulator) => string;
   /** Authorization header values for exchanges with an `auth` field. */
   auth?: (e: Exchange, emu: KubeEmulator, bindings: Bindings) => string | undefined;
   /**
@@ -158,6 +160,10 @@ export async function replay(
     if (e.request.rawBody !== undefined) body = e.request.rawBody;
     else if (e.request.body !== undefined) body = JSON.stringify(e.request.body);
     if (body !== undefined) {
+      if (body.includes('<secret>')) {
+        if (!plan.secret) throw new Error(`exchange ${e.i}: no value for <secret>`);
+        body = body.replace(/<secret>/g, plan.secret(emu));
+      }
       body = bindings
         .substitute(body, freshValue)
         .replace(/<microtime>/g, nowRfc3339(true))
