@@ -82,4 +82,44 @@ describe('the cluster controllers the emulator plays', () => {
     expect(emu.objects('pods', 'ops')).toEqual([]);
     expect(emu.requestCounts()).toEqual(counts);
   });
+
+  test('syncJob replaces a failed pod until backoffLimit is passed, then fails the Job (Events as kcm records them)', () => {
+    const job = emu.seed(emu.typeByName('batch/jobs'), {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'retry', namespace: 'ops' },
+      spec: {
+        backoffLimit: 1,
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox:1.36' }] } },
+      },
+    });
+    const failNewestPod = () => {
+      const pod = emu.objects('pods', 'ops').find((p) => !p.status?.phase || p.status.phase === 'Pending')!;
+      pod.status = { ...pod.status, phase: 'Failed' };
+      emu.store.put('/pods', pod, 'MODIFIED');
+    };
+    emu.syncJob('ops', 'retry');
+    failNewestPod();
+    const retried = emu.syncJob('ops', 'retry');
+    expect(retried.status).toMatchObject({ active: 1, failed: 1 });
+    expect(emu.objects('pods', 'ops')).toHaveLength(2);
+    failNewestPod();
+    const failed = emu.syncJob('ops', 'retry');
+    expect(failed.status.conditions.map((c: { type: string; reason: string }) => [c.type, c.reason])).toEqual(
+      [
+        ['FailureTarget', 'BackoffLimitExceeded'],
+        ['Failed', 'BackoffLimitExceeded'],
+      ],
+    );
+    expect(failed.status.failed).toBe(2);
+    const events = emu
+      .objects('events', 'ops')
+      .filter((e) => e.involvedObject.uid === job.metadata.uid)
+      .map((e) => `${e.type} ${e.reason}`);
+    expect(events).toEqual([
+      'Normal SuccessfulCreate',
+      'Normal SuccessfulCreate',
+      'Warning BackoffLimitExceeded',
+    ]);
+  });
 });

@@ -128,10 +128,12 @@ describe('emulated workloads, strategic merge patch and protobuf bodies', () => 
     const web = patched.body.spec.template.spec.containers[0];
     expect(patched.body.spec.template.spec.containers.map((c: Obj) => c.name)).toEqual(['web', 'sidecar']);
     expect(web.image).toBe('web:1');
+    // The real server's order (strategicpatch's normalizeElementOrder): the patch's items in patch
+    // order, the server-only C after B, which it followed, and after the new D.
     expect(web.env).toEqual([
       { name: 'B', value: 'two' },
-      { name: 'C', value: '3' },
       { name: 'D', value: '4' },
+      { name: 'C', value: '3' },
     ]);
     expect(patched.body.spec.strategy).toEqual({ type: 'Recreate' });
     expect(patched.body.metadata.finalizers).toEqual(['a.example/x', 'b.example/y']);

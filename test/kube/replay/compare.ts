@@ -39,3 +39,25 @@ function sortKeys(v: unknown): unknown {
       .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
   );
 }
+
+/** The ConfigMap source the recorded (OpenShift-built) server adds to `kube-api-access-*` volumes. */
+const OPENSHIFT_SERVICE_CA = 'openshift-service-ca.crt';
+
+/**
+ * The recorded pods' projected token volume has a fourth source that is an OpenShift carry, not
+ * Kubernetes (kube-api README "The server"): it is dropped from recorded bodies before comparing.
+ */
+export function withoutOpenShiftCarry(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutOpenShiftCarry);
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    out[k] =
+      k === 'sources' && Array.isArray(x)
+        ? x
+            .filter((s) => (s as { configMap?: { name?: string } }).configMap?.name !== OPENSHIFT_SERVICE_CA)
+            .map(withoutOpenShiftCarry)
+        : withoutOpenShiftCarry(x);
+  }
+  return out;
+}

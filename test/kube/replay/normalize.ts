@@ -96,6 +96,17 @@ export class Normalizer {
     return out;
   }
 
+  /**
+   * A name made from generateName (a controller's pod) that the replay put into a request before
+   * any answer showed it (09 #14: the recorder found the pod's name by listing, unrecorded).
+   */
+  observeGenerated(name: string, generateName: string): void {
+    const sfx = name.slice(generateName.length);
+    if (!this.generated.has(name) && sfx.length === 5) {
+      this.generated.set(name, `${this.string(generateName)}${this.placeholder('sfx', sfx)}`);
+    }
+  }
+
   /** Finds generateName'd objects first so every later mention of their name is normalized. */
   private collectGenerated(v: unknown): void {
     if (Array.isArray(v)) return v.forEach((x) => this.collectGenerated(x));
@@ -108,10 +119,7 @@ export class Normalizer {
       typeof meta.name === 'string' &&
       meta.name.startsWith(meta.generateName)
     ) {
-      const sfx = meta.name.slice(meta.generateName.length);
-      if (!this.generated.has(meta.name) && sfx.length === 5) {
-        this.generated.set(meta.name, `${this.string(meta.generateName)}${this.placeholder('sfx', sfx)}`);
-      }
+      this.observeGenerated(meta.name, meta.generateName);
     }
     for (const x of Object.values(o)) this.collectGenerated(x);
   }

@@ -4,6 +4,8 @@ import type { User } from './handlers/context';
 /** What a request asks to do, in RBAC terms. */
 export interface Attributes {
   verb: string;
+  /** A non-resource request (SubjectAccessReview's nonResourceAttributes): its URL path. */
+  path?: string;
   group: string;
   resource: string;
   subresource?: string;
@@ -22,13 +24,42 @@ export interface AllowRule {
 
 const ANONYMOUS: User = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 
-/** Bearer token → user; unknown token → 401 (12-auth #20). */
+/** The ServiceAccount issuer, also the API server's audience (kube-api README "The server"). */
+export const API_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
+
+/**
+ * A bearer token's user for `audiences` (the API server's own by default), or why not: the texts
+ * of the token authenticators that TokenReview reports (12-auth #9, #10).
+ */
+export function reviewToken(
+  token: string,
+  tokens: Map<string, User>,
+  audiences: string[] = [API_AUDIENCE],
+): { user: User; audiences: string[] } | { error: string } {
+  const user = tokens.get(token);
+  if (!user) return { error: 'invalid bearer token' };
+  const issuedFor = user.audiences ?? [API_AUDIENCE];
+  const common = audiences.filter((a) => issuedFor.includes(a));
+  if (common.length === 0) {
+    return {
+      error: `[invalid bearer token, token audiences ${goStrings(issuedFor)} is invalid for the target audiences ${goStrings(audiences)}]`,
+    };
+  }
+  return { user, audiences: common };
+}
+
+/** Go's %q of a []string: `["a" "b"]`. */
+function goStrings(list: string[]): string {
+  return `[${list.map((s) => JSON.stringify(s)).join(' ')}]`;
+}
+
+/** Bearer token → user; an unknown token, or one for another audience → 401 (12-auth #20). */
 export function authenticate(header: string | undefined, tokens: Map<string, User>): User {
   if (!header) return ANONYMOUS;
   const m = /^Bearer\s+(.+)$/i.exec(header);
-  const user = m ? tokens.get(m[1]!.trim()) : undefined;
-  if (!user) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
-  return user;
+  const reviewed = m ? reviewToken(m[1]!.trim(), tokens) : undefined;
+  if (!reviewed || 'error' in reviewed) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
+  return reviewed.user;
 }
 
 function matches(list: string[] | undefined, value: string): boolean {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { BOOTSTRAP_POLICY } from './bootstrapPolicy';
 import { allowedByRules, authenticate, forbidden, type AllowRule, type Attributes } from './auth';
 import { registerBuiltins } from './builtins';
 import { rbacDecision } from './builtins/authorizer';
@@ -9,6 +10,7 @@ import { createJobFromCronJob, fireCronJob, syncCronJob } from './controllers/cr
 import { collectGarbage, mayLeaveGarbage } from './controllers/gc';
 import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
+import { createDefaultServiceAccount } from './controllers/serviceAccounts';
 import { customResourceDefinitions, establish, unregister } from './crd';
 import { AGGREGATED_DISCOVERY_TYPE, discovery, PlainNotFound, VERSION_INFO } from './discovery';
 import { ApiError, fieldErr, invalid, notEmulated } from './errors';
@@ -78,6 +80,9 @@ export class KubeEmulator implements ServerServices {
         kind: 'Namespace',
         metadata: { name: ns },
       });
+    }
+    for (const { resource, object } of BOOTSTRAP_POLICY) {
+      this.seed(this.registry.find('rbac.authorization.k8s.io', 'v1', resource)!, object);
     }
     // The watch cache starts after bootstrap: watches from these rvs get the in-stream 410 (06 #29).
     this.store.forgetHistory();
@@ -234,6 +239,9 @@ export class KubeEmulator implements ServerServices {
   }
 
   onStored(type: ResourceType, obj: Obj, event: 'ADDED' | 'MODIFIED' | 'DELETED'): void {
+    if (type.resource === 'namespaces' && type.group === '' && event === 'ADDED') {
+      createDefaultServiceAccount(this, obj.metadata.name);
+    }
     if (type === customResourceDefinitions) {
       if (event === 'ADDED') {
         // The apiextensions controllers act after the create has answered (01 #4 has no conditions).
@@ -348,7 +356,8 @@ export class KubeEmulator implements ServerServices {
       }
       throw new PlainNotFound();
     }
-    if (type.notEmulated) throw notEmulated(type.notEmulated);
+    const reviewRequest = Boolean(type.review) && method === 'POST' && !info.name;
+    if (type.notEmulated && !reviewRequest) throw notEmulated(type.notEmulated);
     const isWatch = method === 'GET' && ['true', '1'].includes(query.get('watch') ?? '');
     const verb = verbOf(method, info, isWatch);
     this.count(verb, info);
@@ -374,6 +383,7 @@ export class KubeEmulator implements ServerServices {
       fieldValidation: 'Warn',
     };
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) readWriteOptions(ctx, method);
+    if (reviewRequest) return type.review!(this, ctx, parseBody(ctx) as Obj);
     if (info.subresource && !['status'].includes(info.subresource)) {
       if (method === 'GET' && !type.subresources.includes(info.subresource)) return get(this, ctx);
       if (method === 'POST') return subresourcePost(this, ctx);
@@ -416,13 +426,27 @@ export class KubeEmulator implements ServerServices {
     }
   }
 
-  /** system:masters, then the test's allow rules, then RBAC over the stored Roles and bindings. */
-  private authorize(user: User, a: Attributes): void {
-    if (user.groups.includes('system:masters')) return;
-    if (allowedByRules(this.allowRules, user, a)) return;
+  /**
+   * The authorizer chain: system:masters, then the test's allow rules, then RBAC over the stored
+   * Roles and bindings; `reason` as a SubjectAccessReview reports it (12-auth #28, #31).
+   */
+  decide(user: User, a: Attributes): { allowed: boolean; reason?: string; rbacErrors: string[] } {
+    if (user.groups.includes('system:masters')) return { allowed: true, rbacErrors: [] };
+    if (allowedByRules(this.allowRules, user, a)) return { allowed: true, rbacErrors: [] };
     const rbac = rbacDecision(this.store, user, a);
-    if (rbac.allowed) return;
-    throw forbidden(user, a, rbac.errors.length ? `: RBAC: ${rbac.errors.join(', ')}` : '');
+    if (rbac.allowed) return { allowed: true, reason: `RBAC: ${rbac.reason}`, rbacErrors: [] };
+    const errors = rbac.errors;
+    const reason = errors.length
+      ? `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`
+      : undefined;
+    return { allowed: false, reason, rbacErrors: errors };
+  }
+
+  private authorize(user: User, a: Attributes): void {
+    const decision = this.decide(user, a);
+    if (decision.allowed) return;
+    const errors = decision.rbacErrors;
+    throw forbidden(user, a, errors.length ? `: RBAC: ${errors.join(', ')}` : '');
   }
 }
 

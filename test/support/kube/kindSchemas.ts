@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { modelKindsDocument } from '../openapi/modelKinds';
-import { OPENAPI_DIR, schemas } from './openapi';
+import { OPENAPI_DIR, openApiSchemas } from './openapi';
 import type { Obj } from './types';
 
 /**
@@ -28,7 +28,7 @@ function load(): Index {
     /^apis?__.*\.json$/.test(f),
   );
   for (const file of files) {
-    for (const [name, schema] of Object.entries(schemas(file) ?? {})) {
+    for (const [name, schema] of Object.entries(openApiSchemas(file) ?? {})) {
       byName.set(name, schema);
       for (const gvk of (schema['x-kubernetes-group-version-kind'] ?? []) as Obj[]) {
         byKind.set(`${gvk.group ? `${gvk.group}/` : ''}${gvk.version}/${gvk.kind}`, name);

@@ -19,7 +19,8 @@ function repositoryRoot(from: string): string {
 
 const docs = new Map<string, Record<string, Obj> | null>();
 
-export function schemas(file: string): Record<string, Obj> | null {
+/** The component schemas of one OpenAPI v3 document, or null without the documents. */
+export function openApiSchemas(file: string): Record<string, Obj> | null {
   if (!docs.has(file)) {
     const p = path.join(OPENAPI_DIR, file);
     docs.set(
@@ -32,7 +33,8 @@ export function schemas(file: string): Record<string, Obj> | null {
   return docs.get(file)!;
 }
 
-function resolve(all: Record<string, Obj>, s: Obj | undefined): Obj | undefined {
+/** Follows `$ref` (and a single-entry `allOf`) to the schema itself. */
+export function resolveSchema(all: Record<string, Obj>, s: Obj | undefined): Obj | undefined {
   let cur = s;
   for (let i = 0; cur && i < 5; i++) {
     const ref = (cur.$ref ?? cur.allOf?.[0]?.$ref) as string | undefined;
@@ -49,7 +51,7 @@ function walk(
   p: string,
   out: string[],
 ): void {
-  const s = resolve(all, schema);
+  const s = resolveSchema(all, schema);
   if (!s) return;
   if (Array.isArray(value)) {
     if (s.items) value.forEach((v, i) => walk(all, s.items, v, `${p}[${i}]`, out));
@@ -78,7 +80,7 @@ function walk(
  */
 export function openApiPruner(file: string, schemaName: string): (obj: Obj) => string[] {
   return (obj) => {
-    const all = schemas(file);
+    const all = openApiSchemas(file);
     if (!all) return [];
     const out: string[] = [];
     if (isPlainObject(obj.metadata)) {

@@ -1,4 +1,5 @@
 import type { FieldError } from './errors';
+import type { HandlerResult, RequestContext, ServerServices } from './handlers/context';
 import type { Obj } from './types';
 
 export interface WriteContext {
@@ -8,6 +9,8 @@ export interface WriteContext {
   dryRun: boolean;
   /** The object came from applying a PATCH to the stored one. */
   viaPatch?: boolean;
+  /** metadata.name was made from generateName (admission saw no name: messages say `pods is …`). */
+  nameGenerated?: boolean;
 }
 
 /** What the emulator knows about one kind of resource (the server's RESTStorage, reduced). */
@@ -31,6 +34,8 @@ export interface ResourceType {
   /** Paths of fields the schema does not know, pruned from `obj` in place (sorted). */
   prune?(obj: Obj): string[];
   defaults?(obj: Obj, ctx: WriteContext): void;
+  /** Mutating admission after defaulting (the ServiceAccount plugin on pods); may refuse. */
+  admit?(obj: Obj, ctx: WriteContext, svc: ServerServices): void;
   validate?(obj: Obj, ctx: WriteContext): FieldError[];
   /** Last step before storing (e.g. Secret stringData folding). */
   normalize?(obj: Obj, ctx: WriteContext): void;
@@ -50,6 +55,8 @@ export interface ResourceType {
   storageKey?: string;
   toStored?(obj: Obj): Obj;
   fromStored?(obj: Obj): Obj;
+  /** A create-only review API (TokenReview, SubjectAccessReview …): answers without storing. */
+  review?(svc: ServerServices, ctx: RequestContext, body: Obj): HandlerResult;
   /** Message prefix of strict-decoding and parse failures: `Kind in version "v1" cannot be handled as a Kind`. */
   decodeName?: string;
 }

@@ -115,6 +115,12 @@ function defaultJob(obj: Obj, operation: string): void {
     spec.template.metadata.labels = { ...(spec.template.metadata.labels ?? {}), ...labels };
   }
   defaultTemplate(spec.template);
+  // SetDefaults_Job also runs when the stored Job is decoded, so a Job without labels shows its
+  // template's labels, the generated selector labels included (09 #13).
+  const templateLabels = spec.template?.metadata?.labels;
+  if (templateLabels && Object.keys(obj.metadata.labels ?? {}).length === 0) {
+    obj.metadata.labels = { ...templateLabels };
+  }
   if (operation === 'create') obj.status = {};
 }
 

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors';
-import { rfc3339 } from '../types';
+import { rfc3339, type Obj } from '../types';
 import type { ResourceType } from '../resources';
 import { validateLabelName, validateSubdomainName } from '../validation';
 import { builtin } from './common';
@@ -74,4 +74,39 @@ export const nodes: ResourceType = builtin({
   namespaced: false,
   shortNames: ['no'],
   subresources: ['status'],
+  defaults(obj) {
+    obj.status = defaultNodeStatus(obj.status ?? {});
+  },
+  // The TaintNodesByCondition admission plugin: a new Node is not ready until its controller says so.
+  admit(obj, ctx) {
+    if (ctx.operation !== 'create') return;
+    const spec = (obj.spec ??= {});
+    const taints = (spec.taints ?? []) as Obj[];
+    if (!taints.some((t) => t.key === NOT_READY_TAINT.key && t.effect === NOT_READY_TAINT.effect)) {
+      spec.taints = [...taints, { ...NOT_READY_TAINT }];
+    }
+  },
 });
+
+const NOT_READY_TAINT = { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' };
+
+const NODE_INFO_FIELDS = [
+  'machineID',
+  'systemUUID',
+  'bootID',
+  'kernelVersion',
+  'osImage',
+  'containerRuntimeVersion',
+  'kubeletVersion',
+  'kubeProxyVersion',
+  'operatingSystem',
+  'architecture',
+];
+
+/** What Go's encoding shows of a NodeStatus the writer left partly empty (08 #20). */
+function defaultNodeStatus(status: Obj): Obj {
+  const port = status.daemonEndpoints?.kubeletEndpoint?.Port ?? 0;
+  const nodeInfo: Obj = { ...(status.nodeInfo ?? {}) };
+  for (const field of NODE_INFO_FIELDS) nodeInfo[field] = nodeInfo[field] ?? '';
+  return { ...status, daemonEndpoints: { kubeletEndpoint: { Port: port } }, nodeInfo };
+}

@@ -1,14 +1,16 @@
-import { notFound } from '../errors';
+import { conflict, notFound } from '../errors';
 import { subresourceHandlers } from '../handlers/subresources';
 import type { ResourceType } from '../resources';
-import type { Obj } from '../types';
+import { rfc3339, type Obj } from '../types';
 import { validateSubdomainName } from '../validation';
 import { builtin } from './common';
 import { defaultPodSpec } from './podSpec';
+import { admitServiceAccount } from './serviceAccountAdmission';
 
 /**
- * v1 Pod with the defaults and ServiceAccount admission of 09 #4 (token volume with the three
- * upstream sources; the OpenShift `openshift-service-ca.crt` source is not part of Kubernetes).
+ * v1 Pod with the defaults of 09 #4 and, on create, the ServiceAccount admission plugin
+ * (serviceAccountAdmission.ts). Strategic merge patches (the kubelet's pods/status) follow the
+ * merge keys of the real schema.
  */
 export const pods: ResourceType = builtin({
   group: '',
@@ -30,9 +32,8 @@ export const pods: ResourceType = builtin({
   defaults(obj, ctx) {
     const spec = (obj.spec = obj.spec ?? {});
     defaultPodSpec(spec, false);
+    if (obj.status) defaultPodStatus(obj.status as Obj);
     if (ctx.operation !== 'create') return;
-    spec.serviceAccountName = spec.serviceAccountName ?? 'default';
-    spec.serviceAccount = spec.serviceAccountName;
     spec.tolerations = [
       ...(spec.tolerations ?? []),
       {
@@ -53,8 +54,31 @@ export const pods: ResourceType = builtin({
     spec.preemptionPolicy = spec.preemptionPolicy ?? 'PreemptLowerPriority';
     obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
   },
+  admit: admitServiceAccount,
   validate: (obj: Obj) => validateSubdomainName('metadata.name', obj.metadata.name),
 });
+
+/**
+ * What Go's encoding gives fields the status writer left out (09 #7): a condition's times are
+ * null, a container status always has its state, lastState, ready, restartCount, image, imageID.
+ */
+function defaultPodStatus(status: Obj): void {
+  for (const condition of (status.conditions ?? []) as Obj[]) {
+    condition.lastProbeTime = condition.lastProbeTime ?? null;
+    condition.lastTransitionTime = condition.lastTransitionTime ?? null;
+  }
+  for (const key of ['initContainerStatuses', 'containerStatuses', 'ephemeralContainerStatuses']) {
+    for (const container of (status[key] ?? []) as Obj[]) {
+      container.name = container.name ?? '';
+      container.state = container.state ?? {};
+      container.lastState = container.lastState ?? {};
+      container.ready = container.ready ?? false;
+      container.restartCount = container.restartCount ?? 0;
+      container.image = container.image ?? '';
+      container.imageID = container.imageID ?? '';
+    }
+  }
+}
 
 /** pods/binding (the scheduler's request, played by the recorder in 09 #5): sets spec.nodeName. */
 subresourceHandlers.set('pods/binding', (svc, ctx) => {
@@ -63,7 +87,25 @@ subresourceHandlers.set('pods/binding', (svc, ctx) => {
   const pod = svc.store.get('/pods', ns, name);
   if (!pod) throw notFound('pods', '', name);
   const body = JSON.parse(ctx.rawBody || '{}') as Obj;
+  const refuse = (why: string) => conflict('pods/binding', '', name, why);
+  if (pod.metadata.deletionTimestamp)
+    throw refuse(`pod ${name} is being deleted, cannot be assigned to a host`);
+  if (pod.spec.nodeName) throw refuse(`pod ${name} is already assigned to node "${pod.spec.nodeName}"`);
   pod.spec.nodeName = body.target?.name;
+  if (body.metadata?.annotations) {
+    pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), ...body.metadata.annotations };
+  }
+  // The scheduler's condition, added by the binding itself (09 #6).
+  const conditions = ((pod.status ??= {}).conditions ??= []) as Obj[];
+  const at = conditions.findIndex((c) => c.type === 'PodScheduled');
+  const scheduled = {
+    type: 'PodScheduled',
+    status: 'True',
+    lastProbeTime: null,
+    lastTransitionTime: rfc3339(svc.now()),
+  };
+  if (at < 0) conditions.push(scheduled);
+  else if (conditions[at]!.status !== 'True') conditions[at] = scheduled;
   svc.store.put('/pods', pod, 'MODIFIED');
   svc.afterWrite();
   return {

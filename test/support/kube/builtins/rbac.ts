@@ -1,5 +1,6 @@
 import type { ResourceType } from '../resources';
 import { builtin } from './common';
+import { selfSubjectAccessReview, selfSubjectReview, subjectAccessReview, tokenReview } from './reviews';
 
 const G = 'rbac.authorization.k8s.io';
 
@@ -34,10 +35,17 @@ export const clusterRoleBindings: ResourceType = builtin({
 });
 
 /**
- * Review APIs are listed in discovery (16 #10, #11) but every request to them is refused loudly:
- * token issuing and reviews are not emulated.
+ * Review APIs are listed in discovery (16 #10, #11). TokenReview, SelfSubjectReview,
+ * SubjectAccessReview and SelfSubjectAccessReview answer (reviews.ts); the others, and every
+ * verb but create, are refused loudly.
  */
-function review(group: string, resource: string, kind: string, namespaced = false): ResourceType {
+function review(
+  group: string,
+  resource: string,
+  kind: string,
+  serve?: ResourceType['review'],
+  namespaced = false,
+): ResourceType {
   return builtin({
     group,
     version: 'v1',
@@ -46,15 +54,21 @@ function review(group: string, resource: string, kind: string, namespaced = fals
     namespaced,
     verbs: ['create'],
     storageVersionHash: undefined,
-    notEmulated: `${resource}.${group}`,
+    review: serve,
+    notEmulated: serve ? `${resource}.${group} other than create` : `${resource}.${group}`,
   });
 }
 
 export const reviewTypes: ResourceType[] = [
-  review('authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview'),
-  review('authentication.k8s.io', 'tokenreviews', 'TokenReview'),
-  review('authorization.k8s.io', 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
-  review('authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
+  review('authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview', selfSubjectReview),
+  review('authentication.k8s.io', 'tokenreviews', 'TokenReview', tokenReview),
+  review('authorization.k8s.io', 'localsubjectaccessreviews', 'LocalSubjectAccessReview', undefined, true),
+  review(
+    'authorization.k8s.io',
+    'selfsubjectaccessreviews',
+    'SelfSubjectAccessReview',
+    selfSubjectAccessReview,
+  ),
   review('authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
-  review('authorization.k8s.io', 'subjectaccessreviews', 'SubjectAccessReview'),
+  review('authorization.k8s.io', 'subjectaccessreviews', 'SubjectAccessReview', subjectAccessReview),
 ];

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { API_AUDIENCE } from '../auth';
 import { ApiError, fieldErr, invalid, notFound } from '../errors';
 import type { HandlerResult, RequestContext, ServerServices } from '../handlers/context';
 import { subresourceHandlers } from '../handlers/subresources';
 import { rfc3339, type Obj } from '../types';
-
-const ISSUER_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
 
 function b64url(o: unknown): string {
   return Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -35,10 +34,15 @@ subresourceHandlers.set(
     if (!sa) throw notFound('serviceaccounts', '', name);
     if (ctx.dryRun) throw new ApiError(501, 'NotImplemented', 'not emulated: dry-run TokenRequest');
     const now = svc.now();
-    const token = `${b64url({ alg: 'RS256', kid: 'emulator' })}.${b64url({ sub: `system:serviceaccount:${ns}:${name}`, jti: randomBytes(8).toString('hex') })}.${randomBytes(32).toString('base64url')}`;
+    const audiences = (spec.audiences as string[] | undefined) ?? [API_AUDIENCE];
+    const jti = randomUUID();
+    const token = `${b64url({ alg: 'RS256', kid: 'emulator' })}.${b64url({ aud: audiences, sub: `system:serviceaccount:${ns}:${name}`, jti })}.${randomBytes(32).toString('base64url')}`;
     svc.addToken(token, {
       name: `system:serviceaccount:${ns}:${name}`,
       groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
+      uid: sa.metadata.uid,
+      extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${jti}`] },
+      audiences,
     });
     return {
       status: 201,
@@ -47,7 +51,7 @@ subresourceHandlers.set(
         apiVersion: 'authentication.k8s.io/v1',
         metadata: { name, namespace: ns, creationTimestamp: rfc3339(now) },
         spec: {
-          audiences: spec.audiences ?? [ISSUER_AUDIENCE],
+          audiences,
           expirationSeconds,
           boundObjectRef: spec.boundObjectRef ?? null,
         },

@@ -1,7 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { formatInZone, matches, parseSchedule } from '../builtins/cronSchedule';
 import type { KubeEmulator } from '../emulator';
 import { clone, rfc3339, type Obj } from '../types';
+import { recordEvent } from './events';
+
+const COMPONENT = 'cronjob-controller';
 
 function jobFromTemplate(
   cron: Obj,
@@ -38,7 +40,6 @@ function jobFromTemplate(
  * then status.active[] and lastScheduleTime on the CronJob.
  */
 export function fireCronJob(emu: KubeEmulator, namespace: string, name: string, scheduledTime: Date): Obj {
-  const cronType = emu.typeByName('batch/cronjobs');
   const cron = emu.store.get('batch/cronjobs', namespace, name);
   if (!cron) throw new Error(`no CronJob ${namespace}/${name}`);
   const minutes = Math.floor(scheduledTime.getTime() / 60000);
@@ -50,6 +51,7 @@ export function fireCronJob(emu: KubeEmulator, namespace: string, name: string, 
     true,
   );
   const created = emu.seed(emu.typeByName('batch/jobs'), job);
+  recordEvent(emu, cron, COMPONENT, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata.name}`);
   const ref = {
     kind: 'Job',
     namespace,
@@ -65,7 +67,6 @@ export function fireCronJob(emu: KubeEmulator, namespace: string, name: string, 
     lastScheduleTime: rfc3339(scheduledTime),
   };
   emu.store.put('batch/cronjobs', latest, 'MODIFIED');
-  void cronType;
   emu.afterWrite();
   return created;
 }
@@ -91,32 +92,62 @@ export function createJobFromCronJob(
 const MAX_MISSED_MINUTES = 60 * 24;
 
 /**
- * One sync of the CronJob controller at the emulator's `now` (cronjob_controllerv2's syncCronJob):
- * drops finished Jobs from `status.active` (noting `lastSuccessfulTime`), then finds the most recent
- * fire time after `lastScheduleTime` (or the CronJob's creation) that has come. It starts no Job
- * when suspended, when that time is older than `startingDeadlineSeconds`, or under Forbid while a
- * Job is active (an Event JobAlreadyActive, and `lastScheduleTime` stays where it was: once the
- * active Job ends, the next sync starts that most recent fire time late). Returns the Job it made.
+ * One sync of the CronJob controller at the emulator's `now` (cronjob_controllerv2's syncCronJob),
+ * with its Events: it looks at every Job the CronJob controls — a finished one in `status.active`
+ * leaves it (SawCompletedJob; a Complete one moves `lastSuccessfulTime`), an unfinished one it did
+ * not start draws a Warning UnexpectedJob every sync (08 #36: `kubectl create job --from`), an
+ * active one that is gone leaves it (MissingJob). Then it finds the most recent fire time after
+ * `lastScheduleTime` (or the CronJob's creation) that has come, and starts no Job when suspended,
+ * when that time is older than `startingDeadlineSeconds` (MissSchedule), or under Forbid while a
+ * Job is active (JobAlreadyActive, and `lastScheduleTime` stays where it was: once the active Job
+ * ends, the next sync starts that most recent fire time late). History limits are not enforced.
+ * Returns the Job it made.
  */
 export function syncCronJob(emu: KubeEmulator, namespace: string, name: string): Obj | null {
   const cron = emu.store.get('batch/cronjobs', namespace, name);
   if (!cron) throw new Error(`no CronJob ${namespace}/${name}`);
   const now = emu.now();
-  const status: Obj = { ...(cron.status ?? {}) };
-  const stillActive: Obj[] = [];
-  for (const ref of (status.active ?? []) as Obj[]) {
-    const job = emu.store.get('batch/jobs', namespace, ref.name);
-    const ended = (job?.status?.conditions ?? []).find(
-      (c: Obj) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
+  const status: Obj = clone(cron.status ?? {});
+  const event = (type: 'Normal' | 'Warning', reason: string, message: string) =>
+    recordEvent(emu, cron, COMPONENT, type, reason, message);
+  let active = (status.active ?? []) as Obj[];
+  const children = emu
+    .objects('batch/jobs', namespace)
+    .filter((j) =>
+      (j.metadata.ownerReferences ?? []).some((r: Obj) => r.controller && r.uid === cron.metadata.uid),
     );
-    if (job && !ended) stillActive.push(ref);
-    else if (ended?.type === 'Complete') status.lastSuccessfulTime = job!.status.completionTime;
+  for (const job of children) {
+    const listed = active.some((ref) => ref.uid === job.metadata.uid);
+    const ended = finishedCondition(job);
+    if (!listed && !ended) {
+      event(
+        'Warning',
+        'UnexpectedJob',
+        `Saw a job that the controller did not create or forgot: ${job.metadata.name}`,
+      );
+    } else if (listed && ended) {
+      active = active.filter((ref) => ref.uid !== job.metadata.uid);
+      event('Normal', 'SawCompletedJob', `Saw completed job: ${job.metadata.name}, condition: ${ended}`);
+    }
+    const completed = ended === 'Complete' ? job.status.completionTime : undefined;
+    if (
+      completed &&
+      (!status.lastSuccessfulTime || Date.parse(completed) > Date.parse(status.lastSuccessfulTime))
+    ) {
+      status.lastSuccessfulTime = completed;
+    }
   }
-  if (stillActive.length) status.active = stillActive;
+  for (const ref of active) {
+    if (children.some((j) => j.metadata.uid === ref.uid)) continue;
+    event('Normal', 'MissingJob', `Active job went missing: ${ref.name}`);
+    active = active.filter((other) => other !== ref);
+  }
+  if (active.length) status.active = active;
   else delete status.active;
   if (JSON.stringify(status) !== JSON.stringify(cron.status ?? {})) {
-    cron.status = status;
-    emu.store.put('batch/cronjobs', cron, 'MODIFIED');
+    const latest = emu.store.get('batch/cronjobs', namespace, name)!;
+    latest.status = status;
+    emu.store.put('batch/cronjobs', latest, 'MODIFIED');
     emu.afterWrite();
   }
   if (cron.spec.suspend) return null;
@@ -134,11 +165,13 @@ export function syncCronJob(emu: KubeEmulator, namespace: string, name: string):
   }
   if (!due) return null;
   const deadline = cron.spec.startingDeadlineSeconds;
-  if (deadline !== undefined && due.getTime() + deadline * 1000 < now.getTime()) return null;
-  if (cron.spec.concurrencyPolicy === 'Forbid' && stillActive.length > 0) {
-    controllerEvent(
-      emu,
-      cron,
+  if (deadline !== undefined && due.getTime() + deadline * 1000 < now.getTime()) {
+    event('Warning', 'MissSchedule', `Missed scheduled time to start a job: ${rfc1123z(due)}`);
+    return null;
+  }
+  if (cron.spec.concurrencyPolicy === 'Forbid' && active.length > 0) {
+    event(
+      'Normal',
       'JobAlreadyActive',
       'Not starting job because prior execution is running and concurrency policy is Forbid',
     );
@@ -147,34 +180,18 @@ export function syncCronJob(emu: KubeEmulator, namespace: string, name: string):
   return fireCronJob(emu, namespace, name, due);
 }
 
-/** A core/v1 Event of the CronJob controller about `cron`, shaped as 08-cronjob #28 shows them. */
-function controllerEvent(emu: KubeEmulator, cron: Obj, reason: string, message: string): void {
-  const t = rfc3339(emu.now());
-  emu.seed(emu.typeByName('/events'), {
-    apiVersion: 'v1',
-    kind: 'Event',
-    metadata: {
-      name: `${cron.metadata.name}.${randomBytes(8).toString('hex')}`,
-      namespace: cron.metadata.namespace,
-    },
-    involvedObject: {
-      kind: 'CronJob',
-      namespace: cron.metadata.namespace,
-      name: cron.metadata.name,
-      uid: cron.metadata.uid,
-      apiVersion: 'batch/v1',
-      resourceVersion: cron.metadata.resourceVersion,
-    },
-    reason,
-    message,
-    source: { component: 'cronjob-controller' },
-    firstTimestamp: t,
-    lastTimestamp: t,
-    count: 1,
-    type: 'Normal',
-    eventTime: null,
-    reportingComponent: 'cronjob-controller',
-    reportingInstance: '',
-  });
-  emu.afterWrite();
+function finishedCondition(job: Obj): 'Complete' | 'Failed' | undefined {
+  const c = ((job.status?.conditions ?? []) as Obj[]).find(
+    (x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True',
+  );
+  return c?.type;
+}
+
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** Go's time.RFC1123Z of a UTC time: `Mon, 02 Jan 2006 15:04:05 +0000`. */
+function rfc1123z(t: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${DAYS[t.getUTCDay()]}, ${two(t.getUTCDate())} ${MONTHS[t.getUTCMonth()]} ${t.getUTCFullYear()} ${two(t.getUTCHours())}:${two(t.getUTCMinutes())}:${two(t.getUTCSeconds())} +0000`;
 }

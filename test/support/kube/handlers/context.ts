@@ -1,3 +1,4 @@
+import type { Attributes } from '../auth';
 import type { ApiError } from '../errors';
 import type { ResourceType } from '../resources';
 import type { RouteInfo } from '../router';
@@ -8,6 +9,11 @@ import type { Obj } from '../types';
 export interface User {
   name: string;
   groups: string[];
+  /** A ServiceAccount token's: the ServiceAccount's uid and the credential id (TokenReview). */
+  uid?: string;
+  extra?: Record<string, string[]>;
+  /** The audiences a bound token was issued for; the API server takes only its own. */
+  audiences?: string[];
 }
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -45,6 +51,10 @@ export interface ServerServices {
   error?(e: ApiError): void;
   /** Accepts a bearer token from now on (TokenRequest). */
   addToken(token: string, user: User): void;
+  /** Bearer tokens and their users (TokenReview). */
+  readonly tokens: Map<string, User>;
+  /** The authorizer's decision (SubjectAccessReview). */
+  decide(user: User, a: Attributes): { allowed: boolean; reason?: string };
 }
 
 export function warning(text: string): string {

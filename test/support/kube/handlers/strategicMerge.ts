@@ -107,6 +107,35 @@ function mergeList(original: unknown, patch: unknown[], schema: Obj | undefined)
     if (at >= 0) out[at] = mergeMap(out[at] as Obj, p, itemSchema);
     else out.push(withoutDirectives(p));
   }
+  return inServerOrder(out, original, patch as Obj[], key);
+}
+
+/**
+ * The order the real server gives a merged list (strategicpatch's normalizeElementOrder): the
+ * patch's items in patch order, and the items only the server had in their original order, one of
+ * those placed before a patch item only where it came before it in the original.
+ */
+function inServerOrder(merged: unknown[], original: unknown[], patch: Obj[], key: string): unknown[] {
+  const keyOf = (item: unknown) => JSON.stringify(isPlainObject(item) ? item[key] : item);
+  const patchOrder = patch.filter((p) => p.$patch !== 'delete').map(keyOf);
+  const originalOrder = original.map(keyOf);
+  const fromPatch = merged
+    .filter((m) => patchOrder.includes(keyOf(m)))
+    .sort((a, b) => patchOrder.indexOf(keyOf(a)) - patchOrder.indexOf(keyOf(b)));
+  const serverOnly = merged.filter((m) => !patchOrder.includes(keyOf(m)));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < fromPatch.length) {
+    if (j >= fromPatch.length) out.push(serverOnly[i++]);
+    else if (i >= serverOnly.length) out.push(fromPatch[j++]);
+    else {
+      const before = originalOrder.indexOf(keyOf(serverOnly[i]));
+      const after = originalOrder.indexOf(keyOf(fromPatch[j]));
+      if (before >= 0 && after >= 0 && before < after) out.push(serverOnly[i++]);
+      else out.push(fromPatch[j++]);
+    }
+  }
   return out;
 }
 

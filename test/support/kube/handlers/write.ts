@@ -19,6 +19,10 @@ function hasStatus(type: ResourceType): boolean {
 
 function validateAndDefault(type: ResourceType, obj: Obj, ctx: WriteContext): void {
   type.defaults?.(obj, ctx);
+  validateAndNormalize(type, obj, ctx);
+}
+
+function validateAndNormalize(type: ResourceType, obj: Obj, ctx: WriteContext): void {
   const errs = type.validate?.(obj, ctx) ?? [];
   if (errs.length) throw invalid(type.kind, type.errorGroup ?? type.group, obj.metadata.name ?? '', errs);
   type.normalize?.(obj, ctx);
@@ -67,7 +71,8 @@ export function create(svc: ServerServices, ctx: RequestContext, body: unknown):
   } else {
     delete meta.namespace;
   }
-  if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
+  const nameGenerated = !meta.name && Boolean(meta.generateName);
+  if (nameGenerated) meta.name = `${meta.generateName}${randomSuffix()}`;
   if (!meta.name) {
     throw invalid(type.kind, type.group, '', [
       fieldErr.required('metadata.name', 'name or generateName is required'),
@@ -81,9 +86,12 @@ export function create(svc: ServerServices, ctx: RequestContext, body: unknown):
   meta.uid = svc.store.newUid();
   meta.creationTimestamp = rfc3339(svc.now());
   if (type.generation) meta.generation = 1;
-  const wctx: WriteContext = { operation: 'create', dryRun: ctx.dryRun };
-  validateAndDefault(type, obj, wctx);
+  const wctx: WriteContext = { operation: 'create', dryRun: ctx.dryRun, nameGenerated };
+  type.defaults?.(obj, wctx);
+  // Admission (NamespaceLifecycle, then ServiceAccount …) runs before validation, as on the server.
   checkNamespace(svc, type, ns, meta.name);
+  type.admit?.(obj, wctx, svc);
+  validateAndNormalize(type, obj, wctx);
   const key = resourceKey(type);
   if (svc.store.get(key, meta.namespace, meta.name))
     throw alreadyExists(type.resource, type.group, meta.name);
