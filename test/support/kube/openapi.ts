@@ -34,7 +34,7 @@ export function openApiSchemas(file: string): Record<string, Obj> | null {
 }
 
 /** Follows `$ref` (and a single-entry `allOf`) to the schema itself. */
-export function resolveSchema(all: Record<string, Obj>, s: Obj | undefined): Obj | undefined {
+function resolveSchema(all: Record<string, Obj>, s: Obj | undefined): Obj | undefined {
   let cur = s;
   for (let i = 0; cur && i < 5; i++) {
     const ref = (cur.$ref ?? cur.allOf?.[0]?.$ref) as string | undefined;
