@@ -1,7 +1,10 @@
 import type { Pool, PoolClient } from 'pg';
 
-/** The lists whose versions migration 004 keeps, and the scheduler switch (migration 007). */
-export type VersionedList = 'jobs' | 'executions' | 'scheduler';
+/**
+ * The lists whose versions migration 004 keeps, the scheduler switch (migration 007) and the jobs'
+ * definitions without their last runs (migration 010).
+ */
+export type VersionedList = 'jobs' | 'executions' | 'scheduler' | 'job_definitions';
 
 /**
  * A list's version is the sum of its slots (migration 009: each write bumps the slot of its

@@ -14,7 +14,7 @@ export interface LocalRuntimeStore {
   loadSchedulerState(): Promise<SchedulerState>;
   /** Clears the stored pause that ends at `until`, unless it was replaced meanwhile. */
   endPauseAt(until: Date): Promise<void>;
-  /** Changes whenever the jobs or the scheduler switch change, whoever changed them. */
+  /** Changes whenever a job's definition or the scheduler switch changes, whoever changed it; not with a run recorded. */
   readChangeMark(): Promise<string>;
   requestRun(jobId: number): Promise<void>;
   /** True while an attempt of the job is running, in this process or another. */
@@ -28,7 +28,7 @@ export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
     findJob: (id) => findJob(pool, id),
     loadSchedulerState: () => readSchedulerState(pool),
     endPauseAt: async (until) => void (await endPauseAt(pool, until)),
-    readChangeMark: () => readVersionsMark(pool, ['jobs', 'scheduler']),
+    readChangeMark: () => readVersionsMark(pool, ['job_definitions', 'scheduler']),
     requestRun: (jobId) => requestRun(pool, jobId),
     hasRunningAttempt: async (jobId) => (await findRunningAttempt(pool, jobId)) !== null,
     takeRunRequests: () => takeRunRequests(pool),

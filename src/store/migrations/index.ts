@@ -7,6 +7,7 @@ import { runningRunsSchema } from './006_running_runs';
 import { runtimeSyncSchema } from './007_runtime_sync';
 import { kubernetesSchema } from './008_kubernetes';
 import { spreadHotRowsSchema } from './009_spread_hot_rows';
+import { jobDefinitionsVersionSchema } from './010_job_definitions_version';
 
 export interface Migration {
   version: number;
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'runtime sync', sql: runtimeSyncSchema },
   { version: 8, name: 'kubernetes', sql: kubernetesSchema },
   { version: 9, name: 'spread hot rows', sql: spreadHotRowsSchema },
+  { version: 10, name: 'job definitions version', sql: jobDefinitionsVersionSchema },
 ];
