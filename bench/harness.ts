@@ -396,6 +396,15 @@ export interface ServiceProcess {
  * first 200 on /health. `SERVICE_*` variables of the caller's environment are not passed on (a
  * token there would turn every request into a 401). Logs go to `.bench/logs/`.
  */
+/**
+ * With `BENCH_CPU_PROFILE_DIR` set, each service process writes a CPU profile there when it stops
+ * (`node --cpu-prof`), to find where a scenario's time goes.
+ */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 export async function startServiceProcess(options: {
   databaseUrl: string;
   env?: Record<string, string>;
@@ -417,7 +426,16 @@ export async function startServiceProcess(options: {
   const child = track(
     spawn(
       process.execPath,
-      [...(options.nodeArgs ?? []), cli, 'serve', '--port', String(port), '--host', '127.0.0.1'],
+      [
+        ...(options.nodeArgs ?? []),
+        ...profileArgs(),
+        cli,
+        'serve',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+      ],
       { cwd: REPO_ROOT, env, stdio: ['ignore', log, log] },
     ),
   );
