@@ -68,10 +68,7 @@ export class ExecutionRecorder {
     this.recordBatch(recordings),
   );
   /** Attempts that start while others' rows are being opened are opened together. */
-  private readonly starts = new GroupCommit<StartingAttempt, number>(async (attempts) => {
-    const ids = await startAttempts(this.pool, attempts);
-    return ids.map((value) => ({ status: 'fulfilled', value }));
-  });
+  private readonly starts = new GroupCommit<StartingAttempt, number>((attempts) => this.openRows(attempts));
 
   constructor(
     private readonly pool: Pool,
@@ -144,6 +141,29 @@ export class ExecutionRecorder {
     });
     for (const execution of closed) this.notify(execution);
     return closed;
+  }
+
+  /**
+   * Opens the rows of attempts in one statement. Should the database refuse it (a job deleted as
+   * its run starts no longer has the row its attempt refers to), each is opened alone, so that
+   * only that one fails.
+   */
+  private async openRows(attempts: StartingAttempt[]): Promise<PromiseSettledResult<number>[]> {
+    try {
+      return (await startAttempts(this.pool, attempts)).map((value) => ({ status: 'fulfilled', value }));
+    } catch (error) {
+      if (attempts.length === 1 || isTransientDatabaseError(error)) throw error;
+    }
+    const outcomes: PromiseSettledResult<number>[] = [];
+    for (const attempt of attempts) {
+      try {
+        const [id] = await startAttempts(this.pool, [attempt]);
+        outcomes.push({ status: 'fulfilled', value: id! });
+      } catch (reason) {
+        outcomes.push({ status: 'rejected', reason });
+      }
+    }
+    return outcomes;
   }
 
   private async record(recording: Recording): Promise<Execution | null> {

@@ -149,6 +149,31 @@ describe('recording executions together', () => {
     expect(await counted()).toBe(before + 2);
   });
 
+  it('opens the rows of attempts that start together, failing alone one whose job is gone', async () => {
+    const gone = await createJob();
+    await service.db.pool.query('DELETE FROM jobs WHERE id = $1', [gone.id]);
+    const first = service.recorder.start(job, 0, new Date());
+    const together = [
+      service.recorder.start(otherJob, 0, new Date()),
+      service.recorder.start(gone, 0, new Date()),
+      service.recorder.start(job, 1, new Date()),
+    ];
+    await first;
+    const [other, refused, retry] = await Promise.allSettled(together);
+    expect(other).toMatchObject({ status: 'fulfilled', value: expect.any(Number) });
+    expect(refused).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ code: '23503' }) });
+    expect(retry).toMatchObject({ status: 'fulfilled', value: expect.any(Number) });
+    const running = await service.db.pool.query<{ job_id: number; attempt: number }>(
+      "SELECT job_id, attempt FROM executions WHERE status = 'running' AND job_id = ANY ($1::int[]) ORDER BY id",
+      [[job.id, otherJob.id]],
+    );
+    expect(running.rows).toEqual([
+      { job_id: job.id, attempt: 0 },
+      { job_id: otherJob.id, attempt: 0 },
+      { job_id: job.id, attempt: 1 },
+    ]);
+  });
+
   it('fails a refused recording alone: the others of its batch are recorded', async () => {
     const runs = new ClusterRunRecorder(service.recorder);
     await runs.recordUnreported(job, {
