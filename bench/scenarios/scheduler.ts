@@ -106,7 +106,11 @@ export async function run(ctx: BenchContext): Promise<void> {
       `Executions list over ${formatNumber(LARGE_HISTORY)} vs ${formatNumber(SMALL_HISTORY)} rows: ` +
         `${(large.vsExpress / small.vsExpress).toFixed(2)} × the throughput ratio, ` +
         `p99 ${large.service.p99Ms.toFixed(2)} ms vs ${small.service.p99Ms.toFixed(2)} ms.`,
-      '',
+    ].join('\n'),
+  );
+  ctx.report(
+    'Scheduler: the executions list in SQL',
+    [
       'The list query alone, straight to PostgreSQL (one connection, 500 runs):',
       '',
       markdownTable(
@@ -123,6 +127,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       await explainList(ctx),
       '```',
     ].join('\n'),
+    { detail: true },
   );
 
   console.log('  executions recorded per second: pod reports, and runs of the local runtime');
