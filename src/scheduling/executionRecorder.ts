@@ -42,6 +42,8 @@ export type ExecutionFinishedHook = (
 
 type AfterCommit = () => void;
 
+const RECORDING_LANES = 2;
+
 /** Observers told after the commit (metrics caches, live dashboards). Never awaited by the runtime. */
 export type ExecutionListener = (execution: Execution) => void;
 
@@ -64,8 +66,14 @@ type Recording =
  */
 export class ExecutionRecorder {
   private readonly listeners: ExecutionListener[] = [];
-  private readonly batches = new GroupCommit<Recording, Execution | null>((recordings) =>
-    this.recordBatch(recordings),
+  /**
+   * Two lanes of batches, a job's executions always in the same one: while one lane's transaction
+   * waits on the database, the other's is being written. Two transactions of this process then
+   * never write the same job's row, nor claim the same cluster run (a run is one job's).
+   */
+  private readonly lanes = Array.from(
+    { length: RECORDING_LANES },
+    () => new GroupCommit<Recording, Execution | null>((recordings) => this.recordBatch(recordings)),
   );
   /** Attempts that start while others' rows are being opened are opened together. */
   private readonly starts = new GroupCommit<StartingAttempt, number>((attempts) => this.openRows(attempts));
@@ -167,7 +175,7 @@ export class ExecutionRecorder {
   }
 
   private async record(recording: Recording): Promise<Execution | null> {
-    const execution = await this.batches.submit(recording);
+    const execution = await this.lanes[recording.job.id % RECORDING_LANES]!.submit(recording);
     if (execution) this.notify(execution);
     return execution;
   }
