@@ -111,7 +111,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     scheduler,
     metrics: new ServiceMetrics(VERSION),
     alerts: alerting.api,
-    reports: new ReportIngest(pool, recorder),
+    reports: new ReportIngest(recorder),
     reportSecret: env.reportSecret,
     apiToken: env.apiToken,
     defaultTimeZone: env.defaultTimeZone,

@@ -345,7 +345,7 @@ async function measureRecording(
       inFlightNow.add(launched);
       void launched.finally(() => inFlightNow.delete(launched));
     };
-    const ingest = new ReportIngest(service.db.pool, service.recorder);
+    const ingest = new ReportIngest(service.recorder);
     const launch = (): Promise<unknown> => {
       const job = jobs[next++ % jobs.length]!;
       if (source === 'runs') return service.runtime.runNow(job);

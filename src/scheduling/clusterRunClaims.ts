@@ -1,5 +1,5 @@
 import type { Queryable } from '../store/database';
-import { closeClusterRuns, findRunClosers, lockClusterRuns, type RunClosedBy } from '../store/clusterRuns';
+import { claimClusterRuns, closeClusterRuns, type RunClosedBy } from '../store/clusterRuns';
 
 /**
  * What recording an execution of a cluster run (one Kubernetes Job) claims. A run's outcome is
@@ -22,13 +22,12 @@ export interface ClusterRunClaim {
 /**
  * Settles claims in one transaction, in the order given, exactly as if each had come in a
  * transaction of its own after the one before: a claim sees the runs the claims before it closed.
- * Answers whether each execution is recorded. Three statements, however many claims.
+ * Answers whether each execution is recorded. Two statements, however many claims.
  */
 export async function settleClaims(tx: Queryable, claims: readonly ClusterRunClaim[]): Promise<boolean[]> {
   if (claims.length === 0) return [];
   const runUids = [...new Set(claims.map((claim) => claim.runUid))].sort();
-  await lockClusterRuns(tx, runUids);
-  const closers = await findRunClosers(tx, runUids);
+  const closers = await claimClusterRuns(tx, runUids);
   const closing: { runUid: string; jobId: number; closedBy: RunClosedBy }[] = [];
   const admitted = claims.map((claim) => {
     const closedBefore = closers.get(claim.runUid) ?? null;

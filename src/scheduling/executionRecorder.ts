@@ -4,7 +4,8 @@ import type { ProcessGroup } from '../runner/processGroup';
 import type { Job } from '../domain/job';
 import type { Logger } from '../logging/logger';
 import { type Queryable, withTransaction } from '../store/database';
-import { findJob } from '../store/jobs';
+import { findJob, findJobs } from '../store/jobs';
+import { notFound } from '../domain/errors';
 import { recordWithOutputFallback } from './outputFallback';
 import {
   type AttemptOutcome,
@@ -59,6 +60,20 @@ type Recording =
     };
 
 /**
+ * What a lane takes: a recording, or a pod's report, which names its job by id only: the jobs of a
+ * batch's reports are read together, in one statement, before its transaction.
+ */
+type Submission =
+  | Recording
+  | {
+      kind: 'report';
+      jobId: number;
+      finalAttempt: boolean;
+      result: AttemptResult & { attempt: number; reportKey?: string };
+      claim?: ClusterRunClaim;
+    };
+
+/**
  * The single path by which every execution is recorded, whichever runtime produced it: the row,
  * the durable counter and the hook's writes commit in one transaction. Executions that finish
  * while a recording transaction is under way are recorded together in the next one (group
@@ -73,7 +88,7 @@ export class ExecutionRecorder {
    */
   private readonly lanes = Array.from(
     { length: RECORDING_LANES },
-    () => new GroupCommit<Recording, Execution | null>((recordings) => this.recordBatch(recordings)),
+    () => new GroupCommit<Submission, Execution | null>((submissions) => this.recordBatch(submissions)),
   );
   /** Attempts that start while others' rows are being opened are opened together. */
   private readonly starts = new GroupCommit<StartingAttempt, number>((attempts) => this.openRows(attempts));
@@ -121,6 +136,19 @@ export class ExecutionRecorder {
     claim?: ClusterRunClaim,
   ): Promise<Execution | null> {
     return this.record({ kind: 'finished', job, finalAttempt, result, claim });
+  }
+
+  /**
+   * Records an attempt a pod reported for job `jobId`, as `recordFinished` does; rejects with a
+   * not-found error when there is no such job.
+   */
+  recordReport(
+    jobId: number,
+    result: AttemptResult & { attempt: number; reportKey?: string },
+    finalAttempt: boolean,
+    claim?: ClusterRunClaim,
+  ): Promise<Execution | null> {
+    return this.record({ kind: 'report', jobId, finalAttempt, result, claim });
   }
 
   /**
@@ -174,18 +202,39 @@ export class ExecutionRecorder {
     return outcomes;
   }
 
-  private async record(recording: Recording): Promise<Execution | null> {
-    const execution = await this.lanes[recording.job.id % RECORDING_LANES]!.submit(recording);
+  private async record(submission: Submission): Promise<Execution | null> {
+    const jobId = submission.kind === 'report' ? submission.jobId : submission.job.id;
+    const execution = await this.lanes[jobId % RECORDING_LANES]!.submit(submission);
     if (execution) this.notify(execution);
     return execution;
   }
 
+  /** Records a lane's batch: reads the jobs its reports name, then records what it can together. */
+  private async recordBatch(submissions: Submission[]): Promise<PromiseSettledResult<Execution | null>[]> {
+    const reported = submissions.flatMap((each) => (each.kind === 'report' ? [each.jobId] : []));
+    const jobs = await findJobs(this.pool, [...new Set(reported)]);
+    const outcomes: PromiseSettledResult<Execution | null>[] = [];
+    const recordings: { at: number; recording: Recording }[] = [];
+    for (const [at, each] of submissions.entries()) {
+      if (each.kind !== 'report') recordings.push({ at, recording: each });
+      else {
+        const job = jobs.get(each.jobId);
+        if (job) recordings.push({ at, recording: { ...each, kind: 'finished', job } });
+        else outcomes[at] = { status: 'rejected', reason: notFound(`job ${each.jobId} not found`) };
+      }
+    }
+    const recorded = await this.recordTogether(recordings.map((each) => each.recording));
+    recordings.forEach((each, k) => (outcomes[each.at] = recorded[k]!));
+    return outcomes;
+  }
+
   /**
-   * Records a batch in one transaction. Should the database (or an admission) refuse it, each
-   * recording is tried again alone, so that one bad recording fails alone and the others land; an
+   * Records recordings in one transaction. Should the database (or an admission) refuse it, each
+   * is tried again alone, so that one bad recording fails alone and the others land; an
    * unreachable database fails them all, for their callers to retry.
    */
-  private async recordBatch(recordings: Recording[]): Promise<PromiseSettledResult<Execution | null>[]> {
+  private async recordTogether(recordings: Recording[]): Promise<PromiseSettledResult<Execution | null>[]> {
+    if (recordings.length === 0) return [];
     if (recordings.length > 1) {
       try {
         const executions = await this.transaction((tx, recorded) => this.write(tx, recordings, recorded));

@@ -1,8 +1,6 @@
-import type { Pool } from 'pg';
 import { type AttemptReport, reportKeyOf } from '../domain/attemptReport';
-import { conflict, notFound } from '../domain/errors';
+import { conflict } from '../domain/errors';
 import type { Execution } from '../domain/execution';
-import { findJob } from '../store/jobs';
 import type { ClusterRunClaim } from './clusterRunClaims';
 import type { ExecutionRecorder } from './executionRecorder';
 
@@ -14,16 +12,11 @@ export type IngestOutcome = { recorded: Execution } | { duplicate: true };
  * so that a report that arrives twice is stored, counted and alerted once.
  */
 export class ReportIngest {
-  constructor(
-    private readonly pool: Pool,
-    private readonly recorder: ExecutionRecorder,
-  ) {}
+  constructor(private readonly recorder: ExecutionRecorder) {}
 
   async record(jobId: number, report: AttemptReport): Promise<IngestOutcome> {
-    const job = await findJob(this.pool, jobId);
-    if (!job) throw notFound(`job ${jobId} not found`);
-    const recorded = await this.recorder.recordFinished(
-      job,
+    const recorded = await this.recorder.recordReport(
+      jobId,
       {
         status: report.status,
         startedAt: report.startedAt,

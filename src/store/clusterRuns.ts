@@ -4,40 +4,25 @@ import { prepared, type Queryable } from './database';
 export type RunClosedBy = 'report' | 'controller';
 
 /**
- * Serialises the transactions that decide runs' outcomes: the pods' reports and the controller's
- * "this run never reported". Held until the transaction ends. Taken in the order given, which
- * callers keep sorted, so that two transactions taking several never wait on each other in a
- * circle.
+ * Takes the runs' locks, then answers who had closed each (runs still open are absent): one round
+ * trip (migration 011). The locks serialise the transactions that decide runs' outcomes, the pods'
+ * reports and the controller's "this run never reported", until the transaction ends. They are
+ * taken in the order given, which callers keep sorted, so that two transactions taking several
+ * never wait on each other in a circle.
  */
-export async function lockClusterRuns(tx: Queryable, runUids: readonly string[]): Promise<void> {
-  await tx.query(
-    prepared(
-      'lock_cluster_runs',
-      `SELECT pg_advisory_xact_lock(hashtext('cluster-run:' || uid)) FROM unnest($1::text[]) AS uid`,
-      [runUids],
-    ),
-  );
-}
-
-/**
- * Who had closed each of the runs; runs still open are absent. Call under `lockClusterRuns`, in a
- * statement after it, so that this one's snapshot sees what the locks' previous holders committed.
- */
-export async function findRunClosers(
+export async function claimClusterRuns(
   tx: Queryable,
   runUids: readonly string[],
 ): Promise<Map<string, RunClosedBy>> {
   const { rows } = await tx.query<{ run_uid: string; closed_by: RunClosedBy }>(
-    prepared(
-      'find_run_closers',
-      'SELECT c.run_uid, c.closed_by FROM unnest($1::text[]) AS u(uid) JOIN cluster_runs c ON c.run_uid = u.uid',
-      [runUids],
-    ),
+    prepared('claim_cluster_runs', 'SELECT run_uid, closed_by FROM claim_cluster_runs($1::text[])', [
+      runUids,
+    ]),
   );
   return new Map(rows.map((row) => [row.run_uid, row.closed_by]));
 }
 
-/** Marks runs closed (under `lockClusterRuns`, after `findRunClosers` found them open). */
+/** Marks runs closed (claimed by `claimClusterRuns` in the same transaction, and found open). */
 export async function closeClusterRuns(
   tx: Queryable,
   runs: readonly { runUid: string; jobId: number; closedBy: RunClosedBy }[],

@@ -130,6 +130,15 @@ export async function findJob(db: Queryable, id: number): Promise<Job | null> {
   return rows[0] ? toJob(rows[0]) : null;
 }
 
+/** The jobs of the given ids, by id; ids without a job are absent. */
+export async function findJobs(db: Queryable, ids: number[]): Promise<Map<number, Job>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<JobRow>(
+    prepared('find_jobs', `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ANY ($1::int[])`, [ids]),
+  );
+  return new Map(rows.map((row) => [row.id, toJob(row)]));
+}
+
 export async function findJobByName(db: Queryable, name: string): Promise<Job | null> {
   const { rows } = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE name = $1`, [name]);
   return rows[0] ? toJob(rows[0]) : null;

@@ -8,6 +8,7 @@ import { runtimeSyncSchema } from './007_runtime_sync';
 import { kubernetesSchema } from './008_kubernetes';
 import { spreadHotRowsSchema } from './009_spread_hot_rows';
 import { jobDefinitionsVersionSchema } from './010_job_definitions_version';
+import { claimClusterRunsSchema } from './011_claim_cluster_runs';
 
 export interface Migration {
   version: number;
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'kubernetes', sql: kubernetesSchema },
   { version: 9, name: 'spread hot rows', sql: spreadHotRowsSchema },
   { version: 10, name: 'job definitions version', sql: jobDefinitionsVersionSchema },
+  { version: 11, name: 'claim cluster runs', sql: claimClusterRunsSchema },
 ];
