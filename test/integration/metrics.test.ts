@@ -100,7 +100,12 @@ describe('the execution counters under concurrent recording', () => {
         command: 'true',
       });
       const job = (await findJob(db.pool, created.body.id))!;
-      const recorder = new ExecutionRecorder(db.pool, createLogger({ level: 'error' }));
+      // Several recorders, as several replicas are: each records its batches one at a time, so
+      // concurrent transactions come from different recorders.
+      const recorders = Array.from(
+        { length: 4 },
+        () => new ExecutionRecorder(db.pool, createLogger({ level: 'error' })),
+      );
       const now = new Date();
       const result = {
         status: 'success' as const,
@@ -112,7 +117,11 @@ describe('the execution counters under concurrent recording', () => {
       };
       const recorded = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          recorder.recordFinished(job, { ...result, attempt: 0, reportKey: `many-${i % 150}` }, true),
+          recorders[i % 4]!.recordFinished(
+            job,
+            { ...result, attempt: 0, reportKey: `many-${i % 150}` },
+            true,
+          ),
         ),
       );
       // 50 of the 200 repeat a key: stored and counted once.
