@@ -172,6 +172,10 @@ export class ExecutionRecorder {
         const job = await findJob(tx, execution.jobId);
         if (job) withJobs.push({ job, execution, finalAttempt: true });
       }
+      await countFinishedExecutions(
+        tx,
+        withJobs.map((each) => each.execution),
+      );
       await recorded(withJobs);
       return executions;
     });
@@ -274,7 +278,10 @@ export class ExecutionRecorder {
         );
   }
 
-  /** Writes the recordings' rows (null for each admitted no further), then counts what it wrote. */
+  /**
+   * Writes the recordings' rows, counted as they are written (null for each not admitted, or
+   * written before), then runs the hook on what it wrote.
+   */
   private async write(
     tx: Queryable,
     recordings: Recording[],
@@ -324,8 +331,9 @@ export class ExecutionRecorder {
   }
 
   /**
-   * One transaction of `work`, with `recorded` to count the executions it recorded and run the
-   * hook on them; what the hook asked to do after the commit runs once `work` has committed.
+   * One transaction of `work`, with `recorded` to run the hook on the executions it recorded
+   * (counted by the statements that wrote them); what the hook asked to do after the commit runs
+   * once `work` has committed.
    */
   private async transaction<T>(
     work: (tx: Queryable, recorded: (executions: RecordedExecution[]) => Promise<void>) => Promise<T>,
@@ -334,10 +342,6 @@ export class ExecutionRecorder {
     const result = await withTransaction(this.pool, (tx) =>
       work(tx, async (executions) => {
         if (executions.length === 0) return;
-        await countFinishedExecutions(
-          tx,
-          executions.map((each) => each.execution),
-        );
         const then = await this.onFinished(tx, executions);
         if (then) afterCommit.push(then);
       }),

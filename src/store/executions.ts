@@ -84,7 +84,8 @@ export interface AttemptOutcome {
 }
 
 /**
- * Writes the outcomes of running attempts, all in one statement. An attempt that is not running
+ * Writes the outcomes of running attempts, all in one statement that also counts them
+ * (`countingRowsOf`). An attempt that is not running
  * any more (already finished, or closed after a crash) is left alone, so an outcome is never
  * recorded or counted twice: the answer has an execution for each outcome written, null for each
  * left alone, in the order given. Output is whatever the command printed: it is made storable here
@@ -101,11 +102,15 @@ export async function finishAttempts(
       `WITH outcome AS (
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])
          AS t(id, status, finished_at, duration_ms, exit_code, stdout, stderr)
-     )
-     UPDATE executions e SET status = o.status, finished_at = o.finished_at, duration_ms = o.duration_ms,
-       exit_code = o.exit_code, stdout = o.stdout, stderr = o.stderr
-     FROM outcome o WHERE e.id = o.id AND e.status = 'running'
-     RETURNING ${qualified('e', FULL_COLUMNS)}`,
+     ),
+     finished AS (
+       UPDATE executions e SET status = o.status, finished_at = o.finished_at, duration_ms = o.duration_ms,
+         exit_code = o.exit_code, stdout = o.stdout, stderr = o.stderr
+       FROM outcome o WHERE e.id = o.id AND e.status = 'running'
+       RETURNING ${qualified('e', FULL_COLUMNS)}
+     ),
+     ${countingRowsOf('finished')}
+     SELECT * FROM finished`,
       [
         outcomes.map((o) => o.executionId),
         outcomes.map((o) => o.result.status),
@@ -136,7 +141,8 @@ export type FinishedExecution = AttemptResult & {
 };
 
 /**
- * Inserts executions that are already finished, in one statement. The answer has the stored
+ * Inserts executions that are already finished, in one statement that also counts them
+ * (`countingRowsOf`). The answer has the stored
  * execution for each one inserted and null for each whose `reportKey` was stored already (a report
  * that arrives twice, whether in one call or two), in the order given.
  */
@@ -161,7 +167,8 @@ export async function insertFinishedExecutions(
        SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key
        FROM given ORDER BY n
        ON CONFLICT (report_key) DO NOTHING RETURNING ${FULL_COLUMNS}
-     )
+     ),
+     ${countingRowsOf('inserted')}
      SELECT given.n, ${qualified('inserted', FULL_COLUMNS)} FROM inserted JOIN given ON given.id = inserted.id`,
       [
         executions.map((e) => e.jobId),
@@ -184,30 +191,40 @@ export async function insertFinishedExecutions(
 }
 
 /**
- * Counts recorded executions in the durable counter behind `service_executions_total`, and sets
- * each job's last run to its latest one, in one statement (one round trip of the recording
- * transaction, however many executions it records). The counters' slot is this connection's
- * (migration 009), so concurrent recordings do not wait on one row.
+ * The part of a recording statement that counts the executions it wrote (the rows of its CTE
+ * `source`) in the durable counter behind `service_executions_total`, and sets each job's last run
+ * to its latest one: no round trip of its own, however many executions. The counters' slot is this
+ * connection's (migration 009), so concurrent recordings do not wait on one row.
  */
+function countingRowsOf(source: string): string {
+  return `counted AS (
+       UPDATE execution_counters c SET total = c.total + s.n
+       FROM (SELECT status, count(*) AS n FROM ${source} GROUP BY status) s
+       WHERE c.status = s.status AND c.slot = hot_slot()
+     ),
+     last_runs AS (
+       UPDATE jobs j SET last_run_at = latest.started_at, last_status = latest.status
+       FROM (SELECT DISTINCT ON (job_id) job_id, started_at, status FROM ${source}
+             ORDER BY job_id, started_at DESC, id DESC) latest
+       WHERE j.id = latest.job_id AND (j.last_run_at IS NULL OR j.last_run_at <= latest.started_at)
+     )`;
+}
+
+/** Counts executions written by a statement of its own (closing interrupted attempts), as `countingRowsOf` does. */
 export async function countFinishedExecutions(db: Queryable, executions: Execution[]): Promise<void> {
   if (executions.length === 0) return;
   await db.query(
-    prepared(
-      'count_finished_executions',
-      `WITH recorded AS (
-       SELECT * FROM unnest($1::int[], $2::timestamptz[], $3::text[]) WITH ORDINALITY AS t(job_id, started_at, status, n)
+    `WITH recorded AS (
+       SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::text[]) AS t(id, job_id, started_at, status)
      ),
-     counted AS (
-       UPDATE execution_counters c SET total = c.total + s.n
-       FROM (SELECT status, count(*) AS n FROM recorded GROUP BY status) s
-       WHERE c.status = s.status AND c.slot = hot_slot()
-     )
-     UPDATE jobs j SET last_run_at = latest.started_at, last_status = latest.status
-     FROM (SELECT DISTINCT ON (job_id) job_id, started_at, status FROM recorded
-           ORDER BY job_id, started_at DESC, n DESC) latest
-     WHERE j.id = latest.job_id AND (j.last_run_at IS NULL OR j.last_run_at <= latest.started_at)`,
-      [executions.map((e) => e.jobId), executions.map((e) => e.startedAt), executions.map((e) => e.status)],
-    ),
+     ${countingRowsOf('recorded')}
+     SELECT 1`,
+    [
+      executions.map((e) => e.id),
+      executions.map((e) => e.jobId),
+      executions.map((e) => e.startedAt),
+      executions.map((e) => e.status),
+    ],
   );
 }
 
