@@ -19,7 +19,7 @@ import {
 } from '../store/executions';
 import { isTransientDatabaseError } from '../store/transient';
 import { type ClusterRunClaim, settleClaims } from './clusterRunClaims';
-import { GroupCommit } from './groupCommit';
+import { eachAlone, GroupCommit } from './groupCommit';
 import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
 import { endLeftoverRuns } from './leftoverRuns';
 
@@ -194,16 +194,7 @@ export class ExecutionRecorder {
     } catch (error) {
       if (attempts.length === 1 || isTransientDatabaseError(error)) throw error;
     }
-    const outcomes: PromiseSettledResult<number>[] = [];
-    for (const attempt of attempts) {
-      try {
-        const [id] = await startAttempts(this.pool, [attempt]);
-        outcomes.push({ status: 'fulfilled', value: id! });
-      } catch (reason) {
-        outcomes.push({ status: 'rejected', reason });
-      }
-    }
-    return outcomes;
+    return eachAlone(attempts, async (attempt) => (await startAttempts(this.pool, [attempt]))[0]!);
   }
 
   private async record(submission: Submission): Promise<Execution | null> {
@@ -247,15 +238,7 @@ export class ExecutionRecorder {
         if (isTransientDatabaseError(error)) throw error;
       }
     }
-    const outcomes: PromiseSettledResult<Execution | null>[] = [];
-    for (const recording of recordings) {
-      try {
-        outcomes.push({ status: 'fulfilled', value: await this.recordAlone(recording) });
-      } catch (reason) {
-        outcomes.push({ status: 'rejected', reason });
-      }
-    }
-    return outcomes;
+    return eachAlone(recordings, (recording) => this.recordAlone(recording));
   }
 
   /** Records one recording in a transaction of its own; without its output if that is what was refused. */
@@ -290,7 +273,7 @@ export class ExecutionRecorder {
     const answers: (Execution | null)[] = recordings.map(() => null);
     const outcomes: { at: number; outcome: AttemptOutcome }[] = [];
     const finished: { at: number; execution: FinishedExecution }[] = [];
-    const admitted = await this.settleClaims(tx, recordings);
+    const admitted = await this.admissions(tx, recordings);
     for (const [at, recording] of recordings.entries()) {
       if (recording.kind === 'outcome') {
         outcomes.push({ at, outcome: { executionId: recording.executionId, result: recording.result } });
@@ -319,7 +302,7 @@ export class ExecutionRecorder {
   }
 
   /** Whether each recording is admitted: those without a claim on a cluster run always are. */
-  private async settleClaims(tx: Queryable, recordings: Recording[]): Promise<boolean[]> {
+  private async admissions(tx: Queryable, recordings: Recording[]): Promise<boolean[]> {
     const claims = recordings.flatMap((recording) =>
       recording.kind === 'finished' && recording.claim ? [recording.claim] : [],
     );

@@ -50,6 +50,25 @@ export class GroupCommit<Item, Result> {
   }
 }
 
+/**
+ * Writes each item alone, one after another, answering each one's outcome: what a batch falls back
+ * to when the database refused it whole, so that only the item at fault fails.
+ */
+export async function eachAlone<Item, Result>(
+  items: readonly Item[],
+  write: (item: Item) => Promise<Result>,
+): Promise<PromiseSettledResult<Result>[]> {
+  const outcomes: PromiseSettledResult<Result>[] = [];
+  for (const item of items) {
+    try {
+      outcomes.push({ status: 'fulfilled', value: await write(item) });
+    } catch (reason) {
+      outcomes.push({ status: 'rejected', reason });
+    }
+  }
+  return outcomes;
+}
+
 interface Submission<Item, Result> {
   item: Item;
   resolve: (result: Result) => void;

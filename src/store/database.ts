@@ -13,8 +13,8 @@ export interface Queryable {
 
 /**
  * A statement prepared once per connection under `name`, then only bound and run: for statements
- * run many times a second (recording executions), whose parsing and planning would otherwise cost
- * the server more than running them.
+ * run many times a second (recording executions, the version reads of the lists), whose parsing
+ * and planning would otherwise cost the server more than running them.
  */
 export function prepared(name: string, text: string, values: unknown[]): QueryConfig {
   return { name: `crondeck_${name}`, text, values };

@@ -261,7 +261,7 @@ export async function listExecutions(
   // Running attempts are listed too (their version bumps as they start: migration 006).
   const conditions = ['true'];
   const values: unknown[] = [];
-  let name = 'crondeck_list_executions';
+  let name = 'list_executions';
   if (query.jobId !== undefined) {
     values.push(query.jobId);
     conditions.push(`job_id = $${values.length}`);
@@ -275,11 +275,9 @@ export async function listExecutions(
   values.push(query.limit);
   const list = `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE ${conditions.join(' AND ')}
      ORDER BY started_at DESC, id DESC LIMIT $${values.length}`;
-  const { rows } = await db.query<ExecutionRow & { list_version: string }>({
-    name,
-    text: `${withListVersion('executions', list)} ORDER BY q.started_at DESC, q.id DESC`,
-    values,
-  });
+  const { rows } = await db.query<ExecutionRow & { list_version: string }>(
+    prepared(name, `${withListVersion('executions', list)} ORDER BY q.started_at DESC, q.id DESC`, values),
+  );
   const { version, rows: executionRows } = splitListVersion(rows, (row) => row.id === null);
   return { executions: executionRows.map(toExecution), version };
 }

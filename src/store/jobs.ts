@@ -98,11 +98,9 @@ export async function findJobWithRun(
         ORDER BY e.started_at DESC, e.id DESC LIMIT 1
       ) r ON true
       WHERE jobs.id = $1`;
-  const { rows } = await db.query<JobRow & RunningColumns & { list_version: string }>({
-    name: 'crondeck_job_with_run_and_version',
-    text: withListVersion('jobs', query),
-    values: [id],
-  });
+  const { rows } = await db.query<JobRow & RunningColumns & { list_version: string }>(
+    prepared('job_with_run_and_version', withListVersion('jobs', query), [id]),
+  );
   const { version, rows: jobRows } = splitListVersion(rows, (row) => row.id === null);
   const row = jobRows[0];
   return { found: row ? { job: toJob(row), running: runningAttemptOf(row) } : null, version };

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { prepared } from './database';
 
 /**
  * The lists whose versions migration 004 keeps, the scheduler switch (migration 007) and the jobs'
@@ -19,11 +20,9 @@ const VERSION_OF = (list: string) =>
  * list request, and planning would cost as much as running it.
  */
 export async function readListVersion(db: Pool | PoolClient, list: VersionedList): Promise<string> {
-  const { rows } = await db.query<{ version: string }>({
-    name: 'crondeck_list_version_sum',
-    text: VERSION_OF('$1'),
-    values: [list],
-  });
+  const { rows } = await db.query<{ version: string }>(
+    prepared('list_version_sum', VERSION_OF('$1'), [list]),
+  );
   return rows[0]!.version;
 }
 

@@ -1,30 +1,13 @@
-import { readEnvironment } from '../../src/config/environment';
-import { type RunningService, startService } from '../../src/service';
+import type { RunningService } from '../../src/service';
 import type { Database } from '../../src/store/database';
 import { findJob } from '../../src/store/jobs';
 import { resourceOfJob } from '../../src/store/resourceJobs';
 import { createTestDatabase, onPostgresServer } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { kubeConfigFor } from '../support/kube/kubeconfig';
-import { createMemoryLogger } from '../support/memoryLogger';
-import { NAMESPACE, REPORT_SECRET, runController, startCluster, until } from './cluster';
+import { NAMESPACE, runController, serveOnCluster, startCluster, until } from './cluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/** `crondeck serve` with SERVICE_RUNTIME=kubernetes: the REST API writes the cluster. */
-function serveOnCluster(db: Database, kc: Parameters<typeof startService>[0]['kubeConfig']) {
-  return startService({
-    env: readEnvironment({
-      PORT: '0',
-      SERVICE_RUNTIME: 'kubernetes',
-      POD_NAMESPACE: NAMESPACE,
-      SERVICE_REPORT_SECRET: REPORT_SECRET,
-    }),
-    db: { ...db, close: async () => undefined },
-    logger: createMemoryLogger(),
-    kubeConfig: kc,
-  });
-}
 
 describe('the REST API in Kubernetes mode', () => {
   let emu: KubeEmulator;

@@ -4,6 +4,7 @@ import { crondeckCrds } from '../../src/controller/crds/definitions';
 import { type RunningController, startController } from '../../src/controller/startController';
 import type { Clock } from '../../src/domain/clock';
 import type { Database } from '../../src/store/database';
+import { startService } from '../../src/service';
 import { KubeEmulator } from '../support/kube/emulator';
 import { kubeConfigFor } from '../support/kube/kubeconfig';
 import { createMemoryLogger } from '../support/memoryLogger';
@@ -122,4 +123,19 @@ export function recentYearlyFire(): { schedule: string; firedAt: (minutesLater?:
   const at = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 5 * 60_000);
   const schedule = `${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
   return { schedule, firedAt: (minutesLater = 0) => new Date(at.getTime() + minutesLater * 60_000) };
+}
+
+/** `crondeck serve` with SERVICE_RUNTIME=kubernetes: the REST API writes the cluster. */
+export function serveOnCluster(db: Database, kc: Parameters<typeof startService>[0]['kubeConfig']) {
+  return startService({
+    env: readEnvironment({
+      PORT: '0',
+      SERVICE_RUNTIME: 'kubernetes',
+      POD_NAMESPACE: NAMESPACE,
+      SERVICE_REPORT_SECRET: REPORT_SECRET,
+    }),
+    db: { ...db, close: async () => undefined },
+    logger: createMemoryLogger(),
+    kubeConfig: kc,
+  });
 }

@@ -1,13 +1,19 @@
-import { readEnvironment } from '../../src/config/environment';
 import { reportTokenFor } from '../../src/domain/reportToken';
 import { renderJob } from '../../src/http/routes/jobs';
-import { type RunningService, startService } from '../../src/service';
+import type { RunningService } from '../../src/service';
 import type { Database } from '../../src/store/database';
 import { findJobForResource } from '../../src/store/resourceJobs';
 import { createTestDatabase, onPostgresServer } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
-import { createMemoryLogger } from '../support/memoryLogger';
-import { createScheduledJob, NAMESPACE, REPORT_SECRET, runController, startCluster, until } from './cluster';
+import {
+  createScheduledJob,
+  NAMESPACE,
+  REPORT_SECRET,
+  runController,
+  serveOnCluster,
+  startCluster,
+  until,
+} from './cluster';
 
 /**
  * In Kubernetes mode the rows of jobs are written by the controller (mirroring ScheduledJobs) and
@@ -34,17 +40,7 @@ describe('GET /api/jobs/:id in Kubernetes mode', () => {
     const controller = await runController(cluster.kc, db);
     let service: RunningService | undefined;
     try {
-      service = await startService({
-        env: readEnvironment({
-          PORT: '0',
-          SERVICE_RUNTIME: 'kubernetes',
-          POD_NAMESPACE: NAMESPACE,
-          SERVICE_REPORT_SECRET: REPORT_SECRET,
-        }),
-        db: { ...db, close: async () => undefined },
-        logger: createMemoryLogger(),
-        kubeConfig: cluster.kc,
-      });
+      service = await serveOnCluster(db, cluster.kc);
       const readFresh = async (id: number) => {
         const response = await fetch(`${service!.url}/api/jobs/${id}`);
         const text = await response.text();
