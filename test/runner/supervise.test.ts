@@ -15,7 +15,8 @@ import { join, resolve } from 'node:path';
 import { sidecarScript } from '../../src/controller/desired/sidecarScript';
 import { RUNNER_ENV } from '../../src/runner/runnerEnvironment';
 import { SUPERVISE_FILES } from '../../src/runner/superviseFiles';
-const { SIGTERM_HANDLED } = require('../support/announceSignalHandlers.js') as { SIGTERM_HANDLED: string };
+/** The line test/support/announceSignalHandlers.js writes. */
+const SIGTERM_HANDLED = 'crondeck-test: SIGTERM handled\n';
 
 /**
  * `crondeck run --supervise` and the job container's script as the two real processes of a pod of
