@@ -15,7 +15,7 @@ export type BinaryOp =
   '||' | '&&' | '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | '+' | '-' | '*' | '/' | '%';
 
 /** CEL's int is a 64-bit integer: kept as a bigint so that it never turns into a double. */
-export type CelLiteral = bigint | number | string | boolean | null | CelUint | Uint8Array;
+type CelLiteral = bigint | number | string | boolean | null | CelUint | Uint8Array;
 
 /** An unsigned integer literal (`1u`). */
 export class CelUint {

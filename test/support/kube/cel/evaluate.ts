@@ -2,12 +2,6 @@ import { CelUint, type CelNode } from './ast';
 import { CelEvalError, CelUnsupported } from './errors';
 
 /**
- * CEL values: int is a bigint, uint a CelUint, double a number, bytes a Uint8Array, lists are
- * arrays, objects and maps are plain objects (string keys) or Maps (map literals).
- */
-export type CelValue = unknown;
-
-/**
  * A value of a CEL type this evaluator does not model (timestamp, duration): it can be tested for
  * presence and compared for equality, anything else refuses the rule as unsupported.
  */
@@ -79,7 +73,7 @@ function numeric(v: unknown): number | bigint | undefined {
 }
 
 /** CEL's heterogeneous equality: numbers compare by value across int, uint and double. */
-export function celEquals(a: unknown, b: unknown): boolean {
+function celEquals(a: unknown, b: unknown): boolean {
   if (a instanceof CelOpaque || b instanceof CelOpaque) {
     return a instanceof CelOpaque && b instanceof CelOpaque && a.type === b.type && a.raw === b.raw;
   }
@@ -487,7 +481,12 @@ function callFunction(fn: string, method: boolean, a: unknown[]): unknown {
   }
 }
 
-/** Evaluates a parsed expression with the given variables (`self`, `oldSelf` …). */
+/**
+ * Evaluates a parsed expression with the given variables (`self`, `oldSelf` …). CEL values: int
+ * is a bigint, uint a CelUint, double a number, bytes a Uint8Array, lists are arrays, objects and
+ * maps plain objects (string keys) or Maps (map literals). Throws CelEvalError for what cel-go
+ * fails at run time, CelUnsupported for what this evaluator does not implement.
+ */
 export function evaluateCel(node: CelNode, variables: Record<string, unknown>): unknown {
   return new Evaluator().eval(node, new Map(Object.entries(variables)));
 }

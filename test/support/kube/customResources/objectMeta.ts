@@ -23,7 +23,7 @@ const DNS1123_SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 
 /** IsDNS1123Subdomain: the length and the form are separate messages. */
-export function dns1123SubdomainErrors(value: string): string[] {
+function dns1123SubdomainErrors(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLenError(253));
   if (!DNS1123_SUBDOMAIN.test(value)) {
