@@ -34,7 +34,14 @@ export function customResourceType(crd: Obj, version: Obj): ResourceType {
     storageVersionHash: storageVersionHash(spec.group, version.name, names.kind),
     scale,
     prune: (obj) => coerce(obj, schema),
-    defaults: (obj) => applyDefaults(obj, schema),
+    defaults(obj, ctx) {
+      // The decoder defaults before the strategy drops (create) or restores (update) a status the
+      // status subresource owns: a `status` default never reaches a main-resource write.
+      const statusOwned = subresources.includes('status') && ctx.operation !== 'status';
+      const hadStatus = 'status' in obj;
+      applyDefaults(obj, schema);
+      if (statusOwned && !hadStatus) delete obj.status;
+    },
     validate(obj, ctx) {
       const warnings = ctx.warnings ?? [];
       if (ctx.operation === 'create') return validateCreate(obj, rules, warnings);
