@@ -87,6 +87,21 @@ export const PLANS: Record<string, Partial<ReplayPlan>> = {
       34: 'reads the object that server-side apply (#21–#33) would have created',
     },
   },
+  '18-cr-validation.json': {
+    refused: {
+      82: 'fieldValidation=Strict on a JSON patch: the real 422 quotes the patched object with managedFields, which the emulator does not keep',
+    },
+    before: {
+      // The recorder read the CRD (unrecorded) to update it with its current resourceVersion.
+      96: (emu, ctx) => {
+        const crd = emu
+          .objects('apiextensions.k8s.io/customresourcedefinitions')
+          .find((c) => c.metadata.name === 'widgets.validate.crondeck.dev');
+        if (!crd) throw new Error('the Widget CRD is missing');
+        ctx.bindValue('<rv:33>', crd.metadata.resourceVersion);
+      },
+    },
+  },
   '06-watch.json': {
     // The recording's note: etcd was compacted between #31 and #32.
     after: { 31: (emu) => emu.compact() },

@@ -15,6 +15,11 @@ interface ReplayHookContext {
    * the emulator made, for requests that name it before any recorded answer did.
    */
   bindGeneratedName(placeholder: string, meta: { name: string; generateName: string }): void;
+  /**
+   * Binds a `<uid:N>` or `<rv:N>` placeholder to a value the emulator holds, for requests that
+   * carry it before any recorded answer showed it (the recorder read it unrecorded).
+   */
+  bindValue(placeholder: string, value: string): void;
 }
 
 type ReplayHook = (emu: KubeEmulator, ctx: ReplayHookContext) => void | Promise<void>;
@@ -128,6 +133,17 @@ export async function replay(
       bindings.values.set(placeholder, meta.name.slice(meta.generateName.length));
       generatedNames.push({ name: meta.name, generateName: meta.generateName });
     },
+    bindValue(placeholder, value) {
+      bindings.values.set(placeholder, value);
+      boundValues.push([placeholder, value]);
+    },
+  };
+  /** Values hooks bound before the exchange being sent: numbered first when it is normalized. */
+  let boundValues: [string, string][] = [];
+  const takeBound = () => {
+    const taken = boundValues;
+    boundValues = [];
+    return taken;
   };
   /** Hands the generated names bound so far to the exchange being recorded. */
   const takeGeneratedNames = () => {
@@ -214,7 +230,7 @@ export async function replay(
       bindings.align(e.response.body, body);
       actuals.set(e.i, {
         e,
-        fresh: r.fresh,
+        fresh: [...takeBound(), ...r.fresh],
         generatedNames: takeGeneratedNames(),
         status: res.status,
         warnings: warningsOf(res.headers),
@@ -250,7 +266,7 @@ export async function replay(
     recorded.forEach((ev, k) => bindings.align(ev, events[k]));
     actuals.set(e.i, {
       e,
-      fresh: r.fresh,
+      fresh: [...takeBound(), ...r.fresh],
       generatedNames: takeGeneratedNames(),
       status,
       warnings: warningsOf(await stream.headers),
@@ -280,9 +296,24 @@ export async function replay(
       norm.observe(cat, v);
     }
     for (const g of a.generatedNames) norm.observeGenerated(g.name, g.generateName);
+    observeGeneratedInRefusal(e, a.body, norm);
     results.set(e.i, compareOne(e, a, norm, plan));
   }
   return t.exchanges.map((e) => results.get(e.i) ?? { i: e.i, outcome: 'mismatch', detail: 'not run' });
+}
+
+/**
+ * A create with generateName that the server refused names the generated object only in the
+ * Status (18 #53): the recorder normalized that name as generated, so the replay does too.
+ */
+function observeGeneratedInRefusal(e: Exchange, body: unknown, norm: Normalizer): void {
+  const generateName = (e.request.body as { metadata?: { generateName?: unknown } } | undefined)?.metadata
+    ?.generateName;
+  if (typeof generateName !== 'string' || !generateName) return;
+  const name = (body as { kind?: string; details?: { name?: unknown } } | undefined)?.details?.name;
+  if (typeof name === 'string' && name.startsWith(generateName) && name.length === generateName.length + 5) {
+    norm.observeGenerated(name, generateName);
+  }
 }
 
 function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan): ExchangeResult {

@@ -1,7 +1,8 @@
 import { builtin, storageVersionHash } from './builtins/common';
+import { customResourceType } from './customResources/customResourceType';
 import { fieldErr, type FieldError } from './errors';
 import type { Registry, ResourceType } from './resources';
-import { applyDefaults, prune, validateSchema, type Schema } from './schema';
+import type { Schema } from './schema';
 import { clone, rfc3339, type Obj } from './types';
 import { DNS1035_MSG, isDns1035 } from './validation';
 
@@ -90,50 +91,6 @@ function validateCrd(obj: Obj): FieldError[] {
   return errs;
 }
 
-/** A served custom resource kind built from one CRD version. */
-function customResourceType(crd: Obj, version: Obj): ResourceType {
-  const spec = crd.spec;
-  const names = spec.names;
-  const schema = (version.schema?.openAPIV3Schema ?? {
-    type: 'object',
-    'x-kubernetes-preserve-unknown-fields': true,
-  }) as Schema;
-  const subresources = Object.keys(version.subresources ?? {});
-  return {
-    group: spec.group,
-    version: version.name,
-    resource: names.plural,
-    kind: names.kind,
-    listKind: names.listKind ?? `${names.kind}List`,
-    singular: names.singular ?? names.kind.toLowerCase(),
-    namespaced: spec.scope === 'Namespaced',
-    shortNames: names.shortNames,
-    categories: names.categories,
-    subresources,
-    verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
-    custom: true,
-    generation: true,
-    storageVersionHash: storageVersionHash(spec.group, version.name, names.kind),
-    prune(obj) {
-      const out: string[] = [];
-      prune(obj, schema, '', out, true);
-      return out;
-    },
-    defaults(obj) {
-      applyDefaults(obj, schema);
-    },
-    validate(obj) {
-      const { metadata: _m, ...rest } = obj;
-      void _m;
-      return validateSchema(
-        rest,
-        { ...schema, properties: { ...schema.properties, metadata: { type: 'object' } } },
-        '',
-      );
-    },
-  };
-}
-
 /**
  * The apiextensions controllers: NamesAccepted, then Established=False "Installing", then
  * Established=True, each a separate write (01 #5 shows two MODIFIED events), then the kind is served.
@@ -185,4 +142,18 @@ export function establish(crd: Obj, now: Date, write: (crd: Obj) => Obj, registr
 
 export function unregister(crd: Obj, registry: Registry): void {
   for (const v of crd.spec?.versions ?? []) registry.remove(crd.spec.group, v.name, crd.spec.names.plural);
+}
+
+/** An updated, established CRD serves its new schema from then on (18 #96: new default, lower maximum). */
+export function reregister(crd: Obj, registry: Registry): void {
+  const established = (crd.status?.conditions ?? []).some(
+    (c: Obj) => c.type === 'Established' && c.status === 'True',
+  );
+  if (!established) return;
+  for (const t of registry.all()) {
+    if (t.custom && t.group === crd.spec.group && t.resource === crd.spec.names.plural) {
+      registry.remove(t.group, t.version, t.resource);
+    }
+  }
+  for (const v of crd.spec.versions ?? []) if (v.served) registry.add(customResourceType(crd, v));
 }

@@ -11,7 +11,8 @@ import { collectGarbage, mayLeaveGarbage } from './controllers/gc';
 import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
 import { createDefaultServiceAccount } from './controllers/serviceAccounts';
-import { customResourceDefinitions, establish, unregister } from './crd';
+import { customResourceDefinitions, establish, reregister, unregister } from './crd';
+import { scaleSubresource } from './customResources/scale';
 import { AGGREGATED_DISCOVERY_TYPE, discovery, PlainNotFound, VERSION_INFO } from './discovery';
 import { ApiError, fieldErr, invalid, notEmulated } from './errors';
 import type {
@@ -255,6 +256,8 @@ export class KubeEmulator implements ServerServices {
         );
       } else if (event === 'DELETED') {
         unregister(obj, this.registry);
+      } else {
+        reregister(obj, this.registry);
       }
     }
   }
@@ -377,6 +380,7 @@ export class KubeEmulator implements ServerServices {
       rawBody,
       contentType: String(req.headers['content-type'] ?? ''),
       accept,
+      userAgent: String(req.headers['user-agent'] ?? ''),
       user,
       warnings,
       dryRun: false,
@@ -384,6 +388,7 @@ export class KubeEmulator implements ServerServices {
     };
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) readWriteOptions(ctx, method);
     if (reviewRequest) return type.review!(this, ctx, parseBody(ctx) as Obj);
+    if (info.subresource === 'scale' && type.scale) return scaleSubresource(this, ctx);
     if (info.subresource && !['status'].includes(info.subresource)) {
       if (method === 'GET' && !type.subresources.includes(info.subresource)) return get(this, ctx);
       if (method === 'POST') return subresourcePost(this, ctx);

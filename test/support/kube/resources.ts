@@ -1,3 +1,4 @@
+import type { ScalePaths } from './customResources/scalePaths';
 import type { FieldError } from './errors';
 import type { HandlerResult, RequestContext, ServerServices } from './handlers/context';
 import type { Obj } from './types';
@@ -11,6 +12,8 @@ export interface WriteContext {
   viaPatch?: boolean;
   /** metadata.name was made from generateName (admission saw no name: messages say `pods is …`). */
   nameGenerated?: boolean;
+  /** The request's Warning headers, for checks that warn (a finalizer without a domain, 18 #59). */
+  warnings?: string[];
 }
 
 /** What the emulator knows about one kind of resource (the server's RESTStorage, reduced). */
@@ -26,6 +29,8 @@ export interface ResourceType {
   categories?: string[];
   /** Subresources served (status, binding, token, …); `status` splits spec and status writes. */
   subresources: string[];
+  /** A custom resource's `/scale`: where its replicas and selector live. */
+  scale?: ScalePaths;
   verbs: string[];
   custom: boolean;
   /** metadata.generation is kept (CRs, CronJob, Job, CRD …; not Namespace, Secret, Pod). */

@@ -7,7 +7,7 @@ import { strategicMergePatch } from './strategicMerge';
 import { update } from './write';
 
 /** RFC 7386: objects merge, null deletes, everything else (lists too) replaces. */
-function mergePatch(target: unknown, patch: unknown): unknown {
+export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return clone(patch);
   const out: Obj = isPlainObject(target) ? clone(target) : {};
   for (const [k, v] of Object.entries(patch)) {
@@ -71,7 +71,7 @@ function addAt(doc: unknown, path: string, value: unknown, replace: boolean): vo
 }
 
 /** RFC 6902 against a copy; any failure is the one generic 422 of the transcripts (04 #13–#18). */
-function jsonPatch(doc: Obj, ops: unknown[]): Obj {
+export function jsonPatch(doc: Obj, ops: unknown[]): Obj {
   const out = clone(doc);
   try {
     for (const raw of ops) {

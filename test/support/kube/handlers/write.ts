@@ -1,7 +1,7 @@
 import { alreadyExists, ApiError, conflict, fieldErr, invalid, MODIFIED_CONFLICT, notFound } from '../errors';
 import { present, resourceKey, toStored, type ResourceType, type WriteContext } from '../resources';
 import { clone, deepEqual, isPlainObject, rfc3339, type Obj } from '../types';
-import { randomSuffix, validateSubdomainName } from '../validation';
+import { randomSuffix } from '../validation';
 import type { HandlerResult, RequestContext, ServerServices } from './context';
 import { decodeObject, pruneUnknown } from './decode';
 
@@ -79,14 +79,17 @@ export function create(svc: ServerServices, ctx: RequestContext, body: unknown):
     ]);
   }
   for (const k of [...SERVER_SET_META, 'resourceVersion', 'selfLink', 'managedFields']) delete meta[k];
-  const nameErrs = type.custom ? validateSubdomainName('metadata.name', meta.name) : [];
-  if (nameErrs.length) throw invalid(type.kind, type.group, meta.name, nameErrs);
   if (hasStatus(type)) delete obj.status;
   // Set before defaulting: Job defaults put the uid into the selector and labels (09 #2).
   meta.uid = svc.store.newUid();
   meta.creationTimestamp = rfc3339(svc.now());
   if (type.generation) meta.generation = 1;
-  const wctx: WriteContext = { operation: 'create', dryRun: ctx.dryRun, nameGenerated };
+  const wctx: WriteContext = {
+    operation: 'create',
+    dryRun: ctx.dryRun,
+    nameGenerated,
+    warnings: ctx.warnings,
+  };
   type.defaults?.(obj, wctx);
   // Admission (NamespaceLifecycle, then ServiceAccount …) runs before validation, as on the server.
   checkNamespace(svc, type, ns, meta.name);
@@ -147,7 +150,12 @@ export function update(
   svc: ServerServices,
   ctx: RequestContext,
   body: unknown,
-  opts: { fromPatch?: boolean; old?: Obj } = {},
+  opts: {
+    fromPatch?: boolean;
+    old?: Obj;
+    /** Stored even if nothing else changed (/scale taking over the replicas field, 18 #95). */
+    alwaysWrite?: boolean;
+  } = {},
 ): HandlerResult {
   const type = ctx.type;
   const name = ctx.info.name!;
@@ -219,6 +227,7 @@ export function update(
     old,
     dryRun: ctx.dryRun,
     viaPatch: opts.fromPatch,
+    warnings: ctx.warnings,
   };
   if (old.metadata.deletionTimestamp && !statusWrite) {
     const before = new Set<string>(old.metadata.finalizers ?? []);
@@ -236,7 +245,7 @@ export function update(
   if (type.generation && !deepEqual(specPart(next), specPart(old))) {
     next.metadata.generation = (old.metadata.generation ?? 0) + 1;
   }
-  if (deepEqual(comparable(next), comparable(old))) return { status: 200, body: old };
+  if (!opts.alwaysWrite && deepEqual(comparable(next), comparable(old))) return { status: 200, body: old };
   if (ctx.dryRun) return { status: 200, body: next };
   const finalizers = (next.metadata.finalizers ?? []) as string[];
   if (next.metadata.deletionTimestamp && finalizers.length === 0) {
