@@ -86,9 +86,19 @@ function parse(text: string): unknown {
   }
 }
 
+let lastMicroTime = 0;
+
+/**
+ * `<time>` as the wall clock's second; `<microtime>` strictly increasing: two renews the recorder
+ * sent in the same millisecond still differ, as their recorded values did (a repeated value would
+ * make the second write a no-op that keeps the resourceVersion).
+ */
 function nowRfc3339(micro: boolean): string {
-  const iso = new Date().toISOString();
-  return micro ? iso.replace(/\.(\d{3})Z$/, '.$1000Z') : iso.replace(/\.\d{3}Z$/, 'Z');
+  if (!micro) return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  lastMicroTime = Math.max(Date.now() * 1000, lastMicroTime + 1);
+  const millis = Math.floor(lastMicroTime / 1000);
+  const micros = String(lastMicroTime % 1000).padStart(3, '0');
+  return new Date(millis).toISOString().replace(/Z$/, `${micros}Z`);
 }
 
 /** Shape match for polled exchanges: placeholders in the recording match any value. */
