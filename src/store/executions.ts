@@ -250,16 +250,18 @@ export interface ExecutionQuery {
 }
 
 /**
- * Executions, running ones included, newest first, without their output, and the version of the list they were
- * read from (see listVersions.ts). A named (prepared) statement: planning this query costs several
- * times more than running it on the index, so each connection plans each of its four shapes once.
+ * Executions, newest first, without their output, and the version of the list they were read from
+ * (see listVersions.ts). Without a status, finished executions only: an attempt in progress is not
+ * an execution of the spec yet, and shows only to a query for `running`. A named (prepared)
+ * statement: planning this query costs several times more than running it on the index, so each
+ * connection plans each of its four shapes once.
  */
 export async function listExecutions(
   db: Pool | PoolClient,
   query: ExecutionQuery,
 ): Promise<{ executions: Execution[]; version: string }> {
-  // Running attempts are listed too (their version bumps as they start: migration 006).
-  const conditions = ['true'];
+  // The version also bumps as attempts start (migration 006), for the lists of running ones.
+  const conditions: string[] = [];
   const values: unknown[] = [];
   let name = 'list_executions';
   if (query.jobId !== undefined) {
@@ -271,6 +273,8 @@ export async function listExecutions(
     values.push(query.status);
     conditions.push(`status = $${values.length}`);
     name += '_by_status';
+  } else {
+    conditions.push(`status <> 'running'`);
   }
   values.push(query.limit);
   const list = `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE ${conditions.join(' AND ')}
