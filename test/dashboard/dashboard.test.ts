@@ -70,9 +70,8 @@ describe('dashboard in a browser', () => {
     await service.request('POST', `/api/jobs/${jobId}/run`);
     return eventually(async () => {
       const list = await service.request('GET', `/api/executions?jobId=${jobId}`);
-      const latest = list.body[0] as { id: number; status: string } | undefined;
-      // Runs in progress are listed too: wait for the end.
-      return latest?.status === 'running' ? undefined : latest;
+      // The list holds finished executions only: the run shows once it has ended.
+      return list.body[0] as { id: number; status: string } | undefined;
     });
   };
 
@@ -154,6 +153,17 @@ describe('dashboard in a browser', () => {
     await row.getByText(/^since /).waitFor();
     await row.getByRole('button', { name: 'Run slow-export now' }).click();
     await page.locator('.toast').filter({ hasText: 'is already running' }).waitFor();
+
+    // The history shows it too, under "All statuses" and under "running", though the API's
+    // default list holds finished executions only.
+    const { executionId } = (await service.request('GET', `/api/jobs/${job.id}`)).body.running;
+    const historyRow = page.locator(`.executions-table tbody tr[data-execution-id="${executionId}"]`);
+    await page.getByRole('link', { name: 'Executions' }).click();
+    await historyRow.locator('.badge-running').waitFor();
+    await page.getByLabel('Status', { exact: true }).selectOption('running');
+    await historyRow.locator('.badge-running').waitFor();
+    await page.getByLabel('Status', { exact: true }).selectOption('');
+    await page.getByRole('link', { name: 'Jobs' }).click();
 
     writeFileSync(path.join(dir, 'go'), '');
     await row.locator('.badge-success').waitFor({ timeout: 20_000 });

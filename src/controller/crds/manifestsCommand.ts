@@ -2,7 +2,10 @@ import { parseArgs } from 'node:util';
 import { renderCrdFiles } from './render';
 import { writeCrds } from './writeCrds';
 
-export const MANIFESTS_USAGE = `  manifests  write the CustomResourceDefinitions (ScheduledJob, AlertConfig) as YAML
+export const MANIFESTS_USAGE = `usage: crondeck manifests [--out DIR]
+
+Writes the CustomResourceDefinitions (ScheduledJob, AlertConfig) as YAML.
+
   --out DIR       directory to write them to (default: crds); "-" writes them to stdout`;
 
 /** `crondeck manifests [--out DIR]`: writes the generated CRDs, or prints them with `--out -`. */
