@@ -27,7 +27,7 @@ const clusterParts = () => ({
 const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
        crondeck controller
        crondeck run [--supervise]
-       crondeck manifests [--out DIR]
+       crondeck manifests [--root DIR | --out DIR]
 
   serve     run the service: REST API, metrics, dashboard and the in-process scheduler
             (an embedded database in ./data unless DATABASE_URL is set)

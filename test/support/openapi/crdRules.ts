@@ -53,14 +53,34 @@ export function crdProblems(crd: Node): string[] {
       return;
     }
     if (schema.type !== 'object') problems.push(`${at}.schema.openAPIV3Schema.type: must be object`);
-    const metadata = schema.properties?.metadata;
-    if (metadata && Object.keys(metadata).some((key) => !['type', 'description'].includes(key))) {
-      problems.push(
-        `${at}.schema.openAPIV3Schema.properties[metadata]: only type and description are allowed`,
-      );
-    }
+    problems.push(...rootMetadataProblems(schema.properties?.metadata, `${at}.schema.openAPIV3Schema`));
     checkNode(schema, `${at}.schema.openAPIV3Schema`, problems, false);
   });
+  return problems;
+}
+
+const ROOT_METADATA_FIELDS = ['name', 'generateName'];
+
+/**
+ * The root `metadata` (17-crd-validation #2–#13, #47): `type: object`, with at most properties
+ * `name` and `generateName` (whatever they hold but a default); anything else on it, even a
+ * description, is refused.
+ */
+function rootMetadataProblems(metadata: Node | undefined, at: string): string[] {
+  if (metadata === undefined) return [];
+  const path = `${at}.properties[metadata]`;
+  const problems: string[] = [];
+  if (metadata.type !== 'object') problems.push(`${path}.type: must be object`);
+  if (metadata.default !== undefined) problems.push(`${path}.default: must not be set in top-level metadata`);
+  const properties = (metadata.properties ?? {}) as Record<string, Node>;
+  for (const [name, child] of Object.entries(properties)) {
+    if (child.default !== undefined)
+      problems.push(`${path}.properties[${name}].default: must not be set in top-level metadata`);
+  }
+  const others = Object.keys(metadata).filter((key) => !['type', 'default', 'properties'].includes(key));
+  if (others.length > 0 || Object.keys(properties).some((name) => !ROOT_METADATA_FIELDS.includes(name))) {
+    problems.push(`${path}: must not specify anything other than name and generateName`);
+  }
   return problems;
 }
 
@@ -131,6 +151,8 @@ export function undescribedFields(schema: Node, path = ''): string[] {
   const missing: string[] = [];
   for (const [name, child] of Object.entries((schema.properties ?? {}) as Record<string, Node>)) {
     const childPath = `${path}.${name}`;
+    // The API server describes the root metadata (ObjectMeta) and refuses a description there.
+    if (childPath === '.metadata') continue;
     if (typeof child.description !== 'string' || child.description.length === 0) missing.push(childPath);
     missing.push(...undescribedFields(child, childPath));
   }
