@@ -161,6 +161,29 @@ describe('the rule checker', () => {
     expect(crdProblems(transcriptBody('01-crd-lifecycle.json', 3, 'request'))).toEqual([]);
   });
 
+  // 17-crd-validation, by exchange number: the variants of the schema forms the generator writes or
+  // might (structure, defaults, int-or-string, list types, patterns, printer columns).
+  const SCHEMA_FORMS = {
+    structure: [25, 26, 27, 28, 29, 30, 31, 32, 34, 35, 51, 52, 110, 111, 112, 113],
+    defaults: [37, 38, 39, 40, 41, 42, 43, 47, 49, 50],
+    'int-or-string': [53, 54, 55, 56, 57],
+    'list types': [58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72],
+    patterns: [99, 100, 101, 102],
+    'printer columns': [122, 123, 124, 125, 126, 127, 128, 129],
+  };
+
+  it.each(Object.entries(SCHEMA_FORMS))('agrees with the real server on %s', (_forms, exchanges) => {
+    const verdicts = exchanges.map((i) => {
+      const problems = crdProblems(transcriptBody('17-crd-validation.json', i - 1, 'request'));
+      return `#${i} ${problems.length > 0 ? 'refused' : 'accepted'}`;
+    });
+    const recorded = exchanges.map((i) => {
+      const status = transcriptBody('17-crd-validation.json', i - 1, 'response').code ?? 201;
+      return `#${i} ${status >= 400 ? 'refused' : 'accepted'}`;
+    });
+    expect(verdicts).toEqual(recorded);
+  });
+
   // 17-crd-validation: the root metadata variants, by exchange number.
   const rootMetadata = { accepted: [2, 4, 5, 6, 13], refused: [3, 7, 8, 9, 10, 11, 12, 17, 47] };
 
