@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A write the proxy passed on, and what the API server answered. */
-export interface DryRunWrite {
+interface DryRunWrite {
   method: string;
   path: string;
   status: number;
