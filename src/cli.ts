@@ -57,7 +57,7 @@ const COMMAND_USAGE = {
 const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
        crondeck controller
        crondeck run [--supervise]
-       crondeck manifests [--out DIR]
+       crondeck manifests [--root DIR | --out DIR]
 
   serve       run the service: REST API, metrics, dashboard and the in-process scheduler
   controller  reconcile ScheduledJob and AlertConfig resources into CronJobs (in a cluster)

@@ -1,5 +1,4 @@
 import {
-  CoordinationV1Api,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
@@ -91,11 +90,11 @@ export class ControllerManager {
   private acting = false;
 
   constructor(private readonly options: ControllerOptions) {
-    this.cluster = new ClusterClient(options.kubeConfig);
+    this.cluster = new ClusterClient(options.kubeConfig, options.logger);
     this.elector = options.leaderElection
       ? new LeaderElector(
           {
-            leases: options.kubeConfig.makeApiClient(CoordinationV1Api),
+            leases: this.cluster.coordination,
             namespace: options.homeNamespace,
             name: LEASE_NAME,
             identity: options.identity,

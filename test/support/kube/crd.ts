@@ -1,4 +1,5 @@
 import { builtin, storageVersionHash } from './builtins/common';
+import { rootMetadataErrors } from './crdRootMetadata';
 import { customResourceType } from './customResources/customResourceType';
 import { fieldErr, type FieldError } from './errors';
 import type { Registry, ResourceType } from './resources';
@@ -63,6 +64,7 @@ function validateCrd(obj: Obj): FieldError[] {
       errs.push(fieldErr.invalid(`spec.names.${f}`, names[f], DNS1035_MSG));
   }
   const versions: Obj[] = spec.versions ?? [];
+  errs.push(...rootMetadataErrors(versions));
   // With one version the server validates its schema/columns as the top-level ones (01 #3 paths).
   const prefix = (v: number, field: string) =>
     versions.length === 1 ? `spec.${field}` : `spec.versions[${v}].${field}`;

@@ -15,6 +15,7 @@ import { customResourceDefinitions, establish, reregister, unregister } from './
 import { scaleSubresource } from './customResources/scale';
 import { AGGREGATED_DISCOVERY_TYPE, discovery, PlainNotFound, VERSION_INFO } from './discovery';
 import { ApiError, fieldErr, invalid, notEmulated } from './errors';
+import { StorageInitializing } from './faults';
 import type {
   FieldValidation,
   HandlerResult,
@@ -62,6 +63,7 @@ export class KubeEmulator implements ServerServices {
   readonly tokens = new Map<string, User>();
   readonly allowRules: AllowRule[] = [];
   private readonly counts = new Map<string, number>();
+  private readonly storageInitializing = new StorageInitializing();
   private server?: Server;
   private inAfterWrite = false;
   /** Set by a change that can leave garbage (controllers/gc.ts): the next write collects it. */
@@ -143,6 +145,15 @@ export class KubeEmulator implements ServerServices {
     const type = this.registry.all().find((t) => t.resource === b && (a === undefined || t.group === a));
     if (!type) throw new Error(`unknown resource ${resource}`);
     return type;
+  }
+
+  /**
+   * Fault injection: the next `count` lists and watches of `resource` (a plural) answer 429
+   * "storage is (re)initializing" with Retry-After: 1, as a real server does while the storage of
+   * a new CRD initialises (faults.ts).
+   */
+  answerStorageInitializing(resource: string, count: number): void {
+    this.storageInitializing.add(resource, count);
   }
 
   /** Requests served so far, keyed `verb resource` (e.g. `patch scheduledjobs/status`). */
@@ -327,6 +338,10 @@ export class KubeEmulator implements ServerServices {
       'content-type': aggregatedDiscovery ? AGGREGATED_DISCOVERY_TYPE : 'application/json',
     };
     if (warnings.length) headers.warning = warnings;
+    // As apiserver's ErrorNegotiated: a Status that asks the client to wait says so in a header too.
+    const retryAfter = (body as { details?: { retryAfterSeconds?: number } } | null)?.details
+      ?.retryAfterSeconds;
+    if (retryAfter) headers['retry-after'] = String(retryAfter);
     res.writeHead(status, headers);
     res.end(JSON.stringify(body));
   }
@@ -372,6 +387,8 @@ export class KubeEmulator implements ServerServices {
       namespace: info.namespace,
       name: info.name,
     });
+    const initializing = this.storageInitializing.take(verb, info.resource);
+    if (initializing) throw initializing;
     const ctx: RequestContext = {
       method,
       info,
