@@ -24,7 +24,6 @@ export interface ClusterApi {
 }
 
 export const STRATEGIC_MERGE = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
-export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export function clusterApi(kubeconfigPath: string): ClusterApi {
   const kc = new KubeConfig();

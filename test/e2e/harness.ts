@@ -7,6 +7,7 @@ import { type ClusterApi, clusterApi } from './clusterApi';
 import { CrondeckProcess, crondeckArgv, freePort } from './crondeckProcess';
 import { type E2eDatabase, provideDatabase } from './database';
 import { hasSchedulableNode, KubeletPlayer } from './kubeletPlayer';
+import { installChart } from './helmChart';
 import { addressFacingNodes } from './reportAddress';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -52,7 +53,8 @@ export interface E2eHarness {
  * Lease, all as child processes of the real CLI on this machine, and, when the cluster has no node
  * that can run pods, the kubelet player. Settings (environment): CRONDECK_E2E_KUBELET
  * (auto|player|cluster), CRONDECK_E2E_IMAGE, CRONDECK_E2E_JOB_IMAGE, CRONDECK_E2E_REPORT_URL,
- * CRONDECK_E2E_CLI (sources|dist), DATABASE_URL (docs/e2e.md).
+ * CRONDECK_E2E_CLI (sources|dist), CRONDECK_E2E_HELM=1 (the chart brings the CRDs), DATABASE_URL
+ * (docs/e2e.md).
  */
 export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = process.env): Promise<E2eHarness> {
   const api = clusterApi(target.kubeconfig);
@@ -68,10 +70,16 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
       ...(player ? [`--- kubelet player ---\n${player.problems.slice(-10).join('\n')}`] : []),
     ].join('\n');
   try {
-    await installCrds(api);
     const namespace = `crondeck-e2e-${randomBytes(3).toString('hex')}`;
     await api.core.createNamespace({ body: { metadata: { name: namespace } } });
     cleanups.push(() => api.core.deleteNamespace({ name: namespace }));
+    if (env.CRONDECK_E2E_HELM === '1') {
+      const release = await installChart(target.kubeconfig, namespace);
+      cleanups.push(release.uninstall);
+    } else {
+      await installCrds(api);
+    }
+    await crdsEstablished(api);
     const db: E2eDatabase = await provideDatabase(env);
     cleanups.push(() => db.close());
 
@@ -189,14 +197,15 @@ export async function within<T>(
   }
 }
 
-/** `kubectl apply -f crds/` through the API, then the wait for each to be Established. */
+const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+/** `kubectl apply -f crds/` through the API: created, or replaced where they exist. */
 async function installCrds(api: ClusterApi): Promise<void> {
-  const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
   for (const crd of crondeckCrds() as Obj[]) {
-    const created = await api.raw('POST', path, crd);
+    const created = await api.raw('POST', CRD_PATH, crd);
     if (created.status === 409) {
-      const current = await api.raw('GET', `${path}/${crd.metadata.name}`);
-      const replaced = await api.raw('PUT', `${path}/${crd.metadata.name}`, {
+      const current = await api.raw('GET', `${CRD_PATH}/${crd.metadata.name}`);
+      const replaced = await api.raw('PUT', `${CRD_PATH}/${crd.metadata.name}`, {
         ...crd,
         metadata: { ...crd.metadata, resourceVersion: current.body.metadata?.resourceVersion },
       });
@@ -204,12 +213,18 @@ async function installCrds(api: ClusterApi): Promise<void> {
     } else if (created.status !== 201) {
       throw new Error(`CRD refused: ${created.status} ${JSON.stringify(created.body)}`);
     }
+  }
+}
+
+/** What `kubectl wait --for=condition=Established` waits for: the API serves the kinds. */
+async function crdsEstablished(api: ClusterApi): Promise<void> {
+  for (const crd of crondeckCrds() as Obj[]) {
     await within(
       60_000,
       `CRD ${crd.metadata.name} to be Established`,
       () => '',
       async () => {
-        const { body } = await api.raw('GET', `${path}/${crd.metadata.name}`);
+        const { body } = await api.raw('GET', `${CRD_PATH}/${crd.metadata.name}`);
         return ((body.status?.conditions ?? []) as Obj[]).some(
           (c) => c.type === 'Established' && c.status === 'True',
         );

@@ -6,8 +6,8 @@ import { type ClusterApi, STRATEGIC_MERGE, statusOf } from './clusterApi';
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** The Node the player registers; a cluster's own schedulable nodes are the others. */
-export const PLAYER_NODE = 'crondeck-e2e-kubelet';
-export const PLAYER_NODE_LABEL = 'crondeck.dev/e2e-kubelet';
+const PLAYER_NODE = 'crondeck-e2e-kubelet';
+const PLAYER_NODE_LABEL = 'crondeck.dev/e2e-kubelet';
 
 /**
  * The scheduler and the kubelet of a cluster that has no node to run pods (a bare control plane,

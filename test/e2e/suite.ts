@@ -25,6 +25,8 @@ const MANUAL = 'cronjob.kubernetes.io/instantiate';
 const BYTES_COMMAND = [
   "cat <<'END'",
   'verbatim: pid=$$ date=$(date) home=$(HOME) $$(HOME) ${HOME} `echo tick` "double" \'single\' \\back',
+  // A variable the kubelet defines before CRONDECK_COMMAND: it would be expanded without escaping.
+  'job: $(CRONDECK_JOB_NAME) $(CRONDECK_JOB_ID)',
   'naïve ☃ 漢字 🎉 $',
   'END',
   'p=$$; case $p in ""|*[!0-9]*) echo "pid: [$p] is not a number";; *) echo "pid: a number";; esac',
