@@ -94,9 +94,9 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
     const givenUrl = env.CRONDECK_E2E_REPORT_URL ? new URL(env.CRONDECK_E2E_REPORT_URL) : null;
     const port = givenUrl?.port ? Number(givenUrl.port) : await freePort();
     const reportUrl = givenUrl?.toString() ?? (await workOutReportUrl(api, playing, port));
-    // Pods on a cluster's nodes reach serve from outside this machine: it must listen there, with
-    // a token for its API (pods report with their per-job tokens).
-    const host = playing || new URL(reportUrl).hostname === '127.0.0.1' ? '127.0.0.1' : '0.0.0.0';
+    // Pods that report from elsewhere than loopback (a cluster's nodes) reach serve from outside
+    // this machine: it listens there, with a token for its API (pods report with per-job tokens).
+    const host = new URL(reportUrl).hostname === '127.0.0.1' ? '127.0.0.1' : '0.0.0.0';
     const apiToken = host === '127.0.0.1' ? null : randomBytes(24).toString('hex');
     const common = {
       KUBECONFIG: target.kubeconfig,
