@@ -26,7 +26,6 @@ const only = process.env.REPLAY_ONLY;
 const NOT_COMPARED: Record<string, { refused: number; skipped: number }> = {
   '01-crd-lifecycle.json': { refused: 1, skipped: 0 },
   '02-cr-create-validate-list.json': { refused: 1, skipped: 0 },
-  '04-patches.json': { refused: 13, skipped: 2 },
   '10-lease.json': { refused: 4, skipped: 0 },
   '12-auth.json': { refused: 1, skipped: 0 },
 };

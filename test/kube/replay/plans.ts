@@ -75,18 +75,6 @@ export const PLANS: Record<string, Partial<ReplayPlan>> = {
   '02-cr-create-validate-list.json': {
     refused: { 42: 'server-side Table output (printer columns) is not rendered' },
   },
-  '04-patches.json': {
-    refused: {
-      8: 'fieldValidation=Strict on a merge patch: the real 422 quotes the patched object with managedFields, which the emulator does not keep',
-      ...Object.fromEntries(
-        [21, 22, 23, 24, 25, 26, 28, 29, 30, 31, 32, 33].map((i) => [i, 'server-side apply']),
-      ),
-    },
-    skipped: {
-      27: 'a merge patch on the object that server-side apply (#21) would have created',
-      34: 'reads the object that server-side apply (#21–#33) would have created',
-    },
-  },
   '06-watch.json': {
     // The recording's note: etcd was compacted between #31 and #32.
     after: { 31: (emu) => emu.compact() },

@@ -44,6 +44,11 @@ export interface ReplayPlan {
    * the status and warnings only.
    */
   protobuf?: Record<number, string>;
+  /**
+   * managedFields are compared in this file's answers too (they are otherwise informative), but
+   * for the exchanges in `except`, with the reason.
+   */
+  managedFields?: { except?: Record<number, string> };
   /** Narrows both bodies the same way (the recorder's own `bodyFiltered`). */
   filterBoth?: Record<number, (body: unknown) => unknown>;
 }
@@ -65,6 +70,8 @@ interface Actual {
   events?: { type: string; object: Record<string, unknown> }[];
   end?: string;
 }
+
+const NODE_FETCH_USER_AGENT = 'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)';
 
 function warningsOf(h: Record<string, string | string[] | undefined>): string[] {
   const w = h.warning;
@@ -169,7 +176,9 @@ export async function replay(
         .replace(/<microtime>/g, nowRfc3339(true))
         .replace(/<time>/g, nowRfc3339(false));
     }
-    const headers: Record<string, string> = { ...e.request.headers };
+    // The recorder sent client-node's User-Agent without recording it (README "The requests"):
+    // writes without fieldManager are managed as `node-fetch`.
+    const headers: Record<string, string> = { 'user-agent': NODE_FETCH_USER_AGENT, ...e.request.headers };
     if (plan.protobuf?.[e.i]) {
       headers['content-type'] = 'application/json';
       headers.accept = 'application/json';
@@ -285,6 +294,12 @@ export async function replay(
   return t.exchanges.map((e) => results.get(e.i) ?? { i: e.i, outcome: 'mismatch', detail: 'not run' });
 }
 
+/** Whether an exchange's managedFields are compared too (plans list the files whose entries match). */
+function managedFieldsCompared(plan: ReplayPlan, i: number): boolean {
+  if (process.env.REPLAY_MANAGED_FIELDS) return true;
+  return Boolean(plan.managedFields) && !plan.managedFields!.except?.[i];
+}
+
 function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan): ExchangeResult {
   const problems: string[] = [];
   if (a.status !== e.response.status) problems.push(`status ${a.status} != recorded ${e.response.status}`);
@@ -293,8 +308,9 @@ function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan):
   if (canonical(actW) !== canonical(recW))
     problems.push(`warnings ${JSON.stringify(actW)} != ${JSON.stringify(recW)}`);
   if (!plan.protobuf?.[e.i] && (e.response.body !== undefined || a.body !== undefined)) {
-    let mine = stripInformative(norm.body(a.body));
-    let theirs = stripInformative(withoutOpenShiftCarry(e.response.body));
+    const keep = managedFieldsCompared(plan, e.i);
+    let mine = stripInformative(norm.body(a.body), keep);
+    let theirs = stripInformative(withoutOpenShiftCarry(e.response.body), keep);
     if (plan.filter?.[e.i]) theirs = plan.filter[e.i]!(theirs, mine);
     if (plan.filterBoth?.[e.i]) {
       theirs = plan.filterBoth[e.i]!(theirs);
@@ -310,11 +326,14 @@ function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan):
   if (e.watch && e.response.status === 200) {
     let mine = (a.events ?? []).map((ev) => ({
       type: ev.type,
-      object: stripInformative(norm.body(ev.object, ev.type === 'BOOKMARK' ? 'bookmark' : 'body')),
+      object: stripInformative(
+        norm.body(ev.object, ev.type === 'BOOKMARK' ? 'bookmark' : 'body'),
+        managedFieldsCompared(plan, e.i),
+      ),
     }));
     let theirs = (e.response.events ?? []).map((ev) => ({
       type: ev.type,
-      object: stripInformative(withoutOpenShiftCarry(ev.object)),
+      object: stripInformative(withoutOpenShiftCarry(ev.object), managedFieldsCompared(plan, e.i)),
     }));
     if (e.nondeterministic) {
       // 15 #4: only the first MODIFIED and the final DELETED are stable.

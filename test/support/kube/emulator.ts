@@ -49,6 +49,8 @@ export interface EmulatorOptions {
 }
 
 const ADMIN_TOKEN = 'crondeck-emulator-admin';
+/** Objects the emulator writes itself are managed as the API server's own (bootstrap, seeds). */
+const INTERNAL_USER_AGENT = 'kube-apiserver/v1.32.13 (linux/amd64) kubernetes/63adf01';
 const ADMIN: User = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
 
 /**
@@ -235,6 +237,7 @@ export class KubeEmulator implements ServerServices {
       warnings: [],
       dryRun: false,
       fieldValidation: 'Ignore',
+      userAgent: INTERNAL_USER_AGENT,
     };
   }
 
@@ -381,6 +384,7 @@ export class KubeEmulator implements ServerServices {
       warnings,
       dryRun: false,
       fieldValidation: 'Warn',
+      userAgent: String(req.headers['user-agent'] ?? ''),
     };
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) readWriteOptions(ctx, method);
     if (reviewRequest) return type.review!(this, ctx, parseBody(ctx) as Obj);

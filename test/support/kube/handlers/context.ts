@@ -32,6 +32,8 @@ export interface RequestContext {
   warnings: string[];
   dryRun: boolean;
   fieldValidation: FieldValidation;
+  /** The User-Agent header: writes without fieldManager are managed under its first segment. */
+  userAgent?: string;
 }
 
 export interface HandlerResult {
