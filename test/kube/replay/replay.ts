@@ -44,11 +44,8 @@ export interface ReplayPlan {
    * the status and warnings only.
    */
   protobuf?: Record<number, string>;
-  /**
-   * managedFields are compared in this file's answers too (they are otherwise informative), but
-   * for the exchanges in `except`, with the reason.
-   */
-  managedFields?: { except?: Record<number, string> };
+  /** managedFields are compared in this file's answers too (elsewhere they are informative). */
+  managedFields?: boolean;
   /** Narrows both bodies the same way (the recorder's own `bodyFiltered`). */
   filterBoth?: Record<number, (body: unknown) => unknown>;
 }
@@ -295,9 +292,8 @@ export async function replay(
 }
 
 /** Whether an exchange's managedFields are compared too (plans list the files whose entries match). */
-function managedFieldsCompared(plan: ReplayPlan, i: number): boolean {
-  if (process.env.REPLAY_MANAGED_FIELDS) return true;
-  return Boolean(plan.managedFields) && !plan.managedFields!.except?.[i];
+function managedFieldsCompared(plan: ReplayPlan): boolean {
+  return Boolean(plan.managedFields) || Boolean(process.env.REPLAY_MANAGED_FIELDS);
 }
 
 function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan): ExchangeResult {
@@ -308,7 +304,7 @@ function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan):
   if (canonical(actW) !== canonical(recW))
     problems.push(`warnings ${JSON.stringify(actW)} != ${JSON.stringify(recW)}`);
   if (!plan.protobuf?.[e.i] && (e.response.body !== undefined || a.body !== undefined)) {
-    const keep = managedFieldsCompared(plan, e.i);
+    const keep = managedFieldsCompared(plan);
     let mine = stripInformative(norm.body(a.body), keep);
     let theirs = stripInformative(withoutOpenShiftCarry(e.response.body), keep);
     if (plan.filter?.[e.i]) theirs = plan.filter[e.i]!(theirs, mine);
@@ -328,12 +324,12 @@ function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan):
       type: ev.type,
       object: stripInformative(
         norm.body(ev.object, ev.type === 'BOOKMARK' ? 'bookmark' : 'body'),
-        managedFieldsCompared(plan, e.i),
+        managedFieldsCompared(plan),
       ),
     }));
     let theirs = (e.response.events ?? []).map((ev) => ({
       type: ev.type,
-      object: stripInformative(withoutOpenShiftCarry(ev.object), managedFieldsCompared(plan, e.i)),
+      object: stripInformative(withoutOpenShiftCarry(ev.object), managedFieldsCompared(plan)),
     }));
     if (e.nondeterministic) {
       // 15 #4: only the first MODIFIED and the final DELETED are stable.

@@ -27,6 +27,7 @@ import { get, list } from './handlers/read';
 import { subresourcePost } from './handlers/subresources';
 import { watch } from './handlers/watch';
 import { create, update } from './handlers/write';
+import { serveOpenApiV3 } from './openapiV3/serve';
 import { decodeProtobufBody, PROTOBUF_TYPE } from './protobuf';
 import { Registry, resourceKey, type ResourceType } from './resources';
 import { route, type RouteInfo } from './router';
@@ -343,7 +344,11 @@ export class KubeEmulator implements ServerServices {
     const method = req.method ?? 'GET';
     const accept = String(req.headers.accept ?? '');
     if (info.kind === 'version') return { status: 200, body: VERSION_INFO };
-    if (info.kind === 'openapi') throw notEmulated('OpenAPI v3 documents (/openapi/v3)');
+    if (info.kind === 'openapi') {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (serveOpenApiV3(req, res, url, this.registry, this.store)) return undefined;
+      throw notEmulated('OpenAPI v2 documents (/openapi/v2)');
+    }
     if (info.kind === 'discovery') {
       const isCore = info.path.startsWith('/api/') || info.path === '/api';
       return {
