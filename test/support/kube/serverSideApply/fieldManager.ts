@@ -1,5 +1,5 @@
 import { ApiError, badRequest } from '../errors';
-import { clone, isPlainObject, rfc3339, type Obj } from '../types';
+import { clone, deepEqual, isPlainObject, rfc3339, type Obj } from '../types';
 import { conflictError } from './conflicts';
 import { FieldSet } from './fieldSet';
 import { capUpdateManagers, decodeManagedFields, encodeManagedFields } from './managedFields';
@@ -249,6 +249,8 @@ export function applyConfiguration(
     if (applied) applied.time = rfc3339(w.now);
   }
   object = clone(object);
+  // A created object keeps what was applied, not the empty values of the zero object it was merged into.
+  if (!live) withoutZeroFill(object, current, config);
   // kubectl's server-side apply keeps its client-side annotation up to date (lastAppliedUpdater).
   if (manager === 'kubectl' && typeof object.metadata?.annotations?.[LAST_APPLIED] === 'string') {
     const lastApplied = clone(config);
@@ -262,6 +264,18 @@ export function applyConfiguration(
   if (encoded) object.metadata.managedFields = encoded;
   else delete object.metadata.managedFields;
   return { object };
+}
+
+/** Drops from `object` the parts that only the zero object gave it (`strategy: {}`, `creationTimestamp: null`). */
+function withoutZeroFill(object: Obj, zero: Obj, config: Obj): void {
+  for (const [k, v] of Object.entries(object)) {
+    if (!(k in zero)) continue;
+    if (!isPlainObject(config) || !(k in config)) {
+      if (deepEqual(v, zero[k])) delete object[k];
+    } else if (isPlainObject(v) && isPlainObject(zero[k])) {
+      withoutZeroFill(v, zero[k] as Obj, config[k] as Obj);
+    }
+  }
 }
 
 /** Go's JSON of an unstructured object: map keys sorted at every level. */
