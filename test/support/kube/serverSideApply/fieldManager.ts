@@ -96,10 +96,25 @@ function recordUpdate(w: ManagedWrite, before: Obj, after: Obj, managers: Manage
   });
 }
 
+/** `[]` or `[{}]` sent in a write: the client resets managedFields (isResetManagedFields). */
+function isReset(sent: unknown): boolean {
+  if (!Array.isArray(sent)) return false;
+  return sent.length === 0 || (sent.length === 1 && isPlainObject(sent[0]) && Object.keys(sent[0]).length === 0);
+}
+
+function decodedOrEmpty(entries: unknown): Managers {
+  try {
+    return decodeManagedFields(entries);
+  } catch {
+    return new Map();
+  }
+}
+
 /**
  * The managedFields a create, update or non-apply patch stores (FieldManager.UpdateNoErrors):
- * entries the client sent replace the live ones (not through a subresource); an object that has
- * none stays untracked; objects the schema cannot type lose them. Undefined means none.
+ * entries the client sent replace the live ones (not through a subresource; `[]` or `[{}]`
+ * clears them); an object that has none stays untracked; objects the schema cannot type lose
+ * them. Undefined means none.
  */
 export function managedFieldsOfUpdate(
   w: ManagedWrite,
@@ -107,21 +122,13 @@ export function managedFieldsOfUpdate(
   next: Obj,
   manager: string,
 ): Obj[] | undefined {
-  let managers: Managers | undefined;
-  const sent = next.metadata?.managedFields;
-  if (!w.subresource && Array.isArray(sent) && sent.length > 0) {
-    try {
-      managers = decodeManagedFields(sent);
-    } catch {
-      managers = undefined;
-    }
-  }
-  if (!managers) {
-    try {
-      managers = decodeManagedFields(live?.metadata?.managedFields);
-    } catch {
-      return undefined;
-    }
+  const sent: unknown = next.metadata?.managedFields;
+  let managers: Managers;
+  if (w.subresource) managers = decodedOrEmpty(live?.metadata?.managedFields);
+  else if (isReset(sent)) managers = new Map();
+  else {
+    managers = decodedOrEmpty(sent);
+    if (managers.size === 0) managers = decodedOrEmpty(live?.metadata?.managedFields);
   }
   // A create is always tracked; an update of an object without managedFields is not.
   if (live && managers.size === 0) return undefined;
