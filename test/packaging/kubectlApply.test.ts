@@ -74,25 +74,51 @@ describe('kubectl apply against the emulator', () => {
     expect(crd('scheduledjobs.crondeck.dev')!.metadata.resourceVersion).toBe(after);
   });
 
-  test('the examples go in client-side, then server-side; a changed field is merged', async () => {
+  test('examples applied client-side, then server-side with a change; another manager conflicts', async () => {
     await kubectlOk(['apply', '-n', NS, '-f', 'examples/']);
     expect(managers(job('nightly-report'))).toEqual([['kubectl-client-side-apply', 'Update']]);
-    await kubectlOk(['apply', '--server-side', '-n', NS, '-f', 'examples/']);
-    expect(managers(job('nightly-report'))).toContainEqual(['kubectl', 'Apply']);
-
-    const changed = path.join(cluster.dir, 'nightly.yaml');
-    writeFileSync(
-      changed,
-      JSON.stringify({
-        apiVersion: 'crondeck.dev/v1alpha1',
-        kind: 'ScheduledJob',
-        metadata: { name: 'nightly-report' },
-        spec: { ...job('nightly-report')!.spec, schedule: '45 3 * * *' },
-      }),
-    );
-    await kubectlOk(['apply', '--server-side', '-n', NS, '-f', changed]);
+    const changed = (schedule: string) => {
+      const file = path.join(cluster.dir, `nightly-${schedule.replace(/\W/g, '')}.yaml`);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          apiVersion: 'crondeck.dev/v1alpha1',
+          kind: 'ScheduledJob',
+          metadata: { name: 'nightly-report' },
+          spec: { ...job('nightly-report')!.spec, schedule },
+        }),
+      );
+      return file;
+    };
+    // The schedule kubectl's client-side apply set may change: its last-applied configuration
+    // says kubectl owned it (no conflict with "kubectl-client-side-apply").
+    await kubectlOk(['apply', '--server-side', '-n', NS, '-f', changed('45 3 * * *')]);
     expect(job('nightly-report')!.spec.schedule).toBe('45 3 * * *');
     expect(job('nightly-report')!.spec.command).toContain('pg_stat_activity');
+    expect(managers(job('nightly-report'))).toContainEqual(['kubectl', 'Apply']);
+
+    const other = await cluster.kubectl([
+      'apply',
+      '--server-side',
+      '--field-manager=ops',
+      '-n',
+      NS,
+      '-f',
+      changed('0 4 * * *'),
+    ]);
+    expect(other.ok).toBe(false);
+    expect(other.stderr).toContain('Apply failed with 1 conflict: conflict with "kubectl": .spec.schedule');
+    await kubectlOk([
+      'apply',
+      '--server-side',
+      '--force-conflicts',
+      '--field-manager=ops',
+      '-n',
+      NS,
+      '-f',
+      changed('0 4 * * *'),
+    ]);
+    expect(job('nightly-report')!.spec.schedule).toBe('0 4 * * *');
   });
 
   test('an unknown field or a wrong type is refused, client-side and server-side', async () => {
