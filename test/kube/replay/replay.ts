@@ -171,7 +171,10 @@ export async function replay(
       body = bindings
         .substitute(body, freshValue)
         .replace(/<microtime>/g, nowRfc3339(true))
-        .replace(/<time>/g, nowRfc3339(false));
+        .replace(/<time>/g, nowRfc3339(false))
+        // The recorded parse errors show what these were (10 #11 `789Z`: nine digits; #12 `.5+02:00`).
+        .replace(/<time\.fraction>/g, nowRfc3339(false).replace(/Z$/, '.123456789Z'))
+        .replace(/<time\.fraction\+offset>/g, nowRfc3339(false).replace(/Z$/, '.5+02:00'));
     }
     // The recorder sent client-node's User-Agent without recording it (README "The requests"):
     // writes without fieldManager are managed as `node-fetch`.
