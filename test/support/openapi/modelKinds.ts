@@ -11,7 +11,8 @@ import path from 'node:path';
 
 type Schema = Record<string, unknown>;
 
-const NODE_MODULES = path.resolve(__dirname, '../../../node_modules');
+// Found through Node's resolution, so that a compiled copy (the bench's, under .bench/build) finds them too.
+const NODE_MODULES = path.dirname(path.dirname(require.resolve('kubernetes-models/package.json')));
 
 /** apiVersion/kind → its declaration file under node_modules. */
 const MODEL_KINDS: Record<string, string> = {
