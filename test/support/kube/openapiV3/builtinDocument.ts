@@ -41,7 +41,7 @@ function schemaPrefix(group: string, version: string): string {
 }
 
 /** Renames the template's Job (batch/v1) to `k`. */
-export function renamedFromJobs(k: ServedBuiltinKind): [RegExp | string, string][] {
+function renamedFromJobs(k: ServedBuiltinKind): [RegExp | string, string][] {
   const prefix = schemaPrefix(k.group, k.version);
   return [
     ['io.k8s.api.batch.v1.JobList', `${prefix}${k.kind}List`],

@@ -35,7 +35,7 @@ const STRIPPED = FieldSet.of([
   ['f:metadata', 'f:resourceVersion'],
 ]);
 
-export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** One write as the field manager sees it. */
 export interface ManagedWrite {

@@ -12,7 +12,7 @@ function rank(pe: PathElement): number {
 }
 
 /** structured-merge-diff's PathElement order (what fieldsV1 and conflict lists are sorted by). */
-export function comparePathElements(a: PathElement, b: PathElement): number {
+function comparePathElements(a: PathElement, b: PathElement): number {
   const byKind = rank(a) - rank(b);
   if (byKind !== 0) return byKind;
   if (a[0] === 'i') return Number(a.slice(2)) - Number(b.slice(2));

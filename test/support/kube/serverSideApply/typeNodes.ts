@@ -6,7 +6,7 @@ import { isPlainObject, type Obj } from '../types';
  */
 export type TypeNode = ScalarNode | ListNode | MapNode | DeducedNode;
 
-export interface ScalarNode {
+interface ScalarNode {
   kind: 'scalar';
   /** `untyped` is int-or-string and the like: any scalar, and any value at all merges as a leaf. */
   scalar: 'string' | 'numeric' | 'boolean' | 'untyped';

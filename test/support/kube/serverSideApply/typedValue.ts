@@ -42,7 +42,7 @@ function keyJson(keys: string[], item: Obj, defaults: (k: string) => unknown): s
 }
 
 /** The path element naming an item of an associative list, or the reason it has none. */
-export function itemPathElement(list: ListNode, item: unknown): PathElement | { error: string } {
+function itemPathElement(list: ListNode, item: unknown): PathElement | { error: string } {
   if (list.keys.length > 0) {
     if (item === null) return { error: 'associative list with keys may not have a null element' };
     if (!isPlainObject(item)) return { error: 'associative list with keys may not have non-map elements' };

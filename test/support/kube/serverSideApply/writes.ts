@@ -9,7 +9,7 @@ const FIELD_MANAGER_MAX_LENGTH = 128;
  * Who a write is managed as: `?fieldManager=`, else the User-Agent up to its first `/`, printable
  * characters only, at most 128 bytes (`node-fetch`, `kubectl-client-side-apply` is kubectl's own).
  */
-export function managerOf(ctx: RequestContext): string {
+function managerOf(ctx: RequestContext): string {
   const explicit = ctx.query.get('fieldManager');
   if (explicit) return explicit;
   let out = '';
