@@ -346,7 +346,10 @@ export class KubeEmulator implements ServerServices {
     if (info.kind === 'version') return { status: 200, body: VERSION_INFO };
     if (info.kind === 'openapi') {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      this.count('get', { ...info, resource: url.pathname === '/openapi/v3' ? 'openapi/v3' : 'openapi/v3/*' });
+      this.count('get', {
+        ...info,
+        resource: url.pathname === '/openapi/v3' ? 'openapi/v3' : 'openapi/v3/*',
+      });
       if (serveOpenApiV3(req, res, url, this.registry, this.store)) return undefined;
       throw notEmulated('OpenAPI v2 documents (/openapi/v2)');
     }

@@ -99,7 +99,9 @@ function recordUpdate(w: ManagedWrite, before: Obj, after: Obj, managers: Manage
 /** `[]` or `[{}]` sent in a write: the client resets managedFields (isResetManagedFields). */
 function isReset(sent: unknown): boolean {
   if (!Array.isArray(sent)) return false;
-  return sent.length === 0 || (sent.length === 1 && isPlainObject(sent[0]) && Object.keys(sent[0]).length === 0);
+  return (
+    sent.length === 0 || (sent.length === 1 && isPlainObject(sent[0]) && Object.keys(sent[0]).length === 0)
+  );
 }
 
 function decodedOrEmpty(entries: unknown): Managers {
