@@ -29,6 +29,7 @@ import { get, list } from './handlers/read';
 import { subresourcePost } from './handlers/subresources';
 import { watch } from './handlers/watch';
 import { create, update } from './handlers/write';
+import { serveOpenApiV3 } from './openapiV3/serve';
 import { decodeProtobufBody, PROTOBUF_TYPE } from './protobuf';
 import { Registry, resourceKey, type ResourceType } from './resources';
 import { route, type RouteInfo } from './router';
@@ -51,6 +52,8 @@ export interface EmulatorOptions {
 }
 
 const ADMIN_TOKEN = 'crondeck-emulator-admin';
+/** Objects the emulator writes itself are managed as the API server's own (bootstrap, seeds). */
+const INTERNAL_USER_AGENT = 'kube-apiserver/v1.32.13 (linux/amd64) kubernetes/63adf01';
 const ADMIN: User = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
 
 /**
@@ -247,6 +250,7 @@ export class KubeEmulator implements ServerServices {
       warnings: [],
       dryRun: false,
       fieldValidation: 'Ignore',
+      userAgent: INTERNAL_USER_AGENT,
     };
   }
 
@@ -358,7 +362,15 @@ export class KubeEmulator implements ServerServices {
     const method = req.method ?? 'GET';
     const accept = String(req.headers.accept ?? '');
     if (info.kind === 'version') return { status: 200, body: VERSION_INFO };
-    if (info.kind === 'openapi') throw notEmulated('OpenAPI v3 documents (/openapi/v3)');
+    if (info.kind === 'openapi') {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      this.count('get', {
+        ...info,
+        resource: url.pathname === '/openapi/v3' ? 'openapi/v3' : 'openapi/v3/*',
+      });
+      if (serveOpenApiV3(req, res, url, this.registry, this.store)) return undefined;
+      throw notEmulated('OpenAPI v2 documents (/openapi/v2)');
+    }
     if (info.kind === 'discovery') {
       const isCore = info.path.startsWith('/api/') || info.path === '/api';
       return {

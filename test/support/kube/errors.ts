@@ -33,8 +33,9 @@ export class ApiError extends Error {
       metadata: this.metadata,
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
     };
+    // A failure the server did not classify has no reason at all (500s of server-side apply).
+    if (this.reason) body.reason = this.reason;
     if (this.details) body.details = this.details;
     body.code = this.code;
     return body;

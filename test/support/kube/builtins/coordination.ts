@@ -1,5 +1,5 @@
-import { fieldErr, type FieldError } from '../errors';
-import { notEmulated } from '../errors';
+import { ApiError, fieldErr, type FieldError } from '../errors';
+import { patchDecodeError, patchedJson } from '../handlers/patchErrors';
 import type { ResourceType } from '../resources';
 import { validateSubdomainName } from '../validation';
 import { builtin } from './common';
@@ -16,15 +16,15 @@ export const leases: ResourceType = builtin({
   namespaced: true,
   defaults(obj, ctx) {
     const spec = obj.spec ?? {};
+    const patched = ctx.viaPatch && ctx.old ? patchedJson(ctx.old, obj, false) : undefined;
     for (const f of ['acquireTime', 'renewTime']) {
       if (spec[f] === undefined || spec[f] === null) continue;
       try {
         spec[f] = parseMicroTime(spec[f], PREFIX);
       } catch (e) {
-        // A bad time in a PATCH is a 422 quoting the whole patched object, managedFields included.
-        if (ctx.operation !== 'create' && ctx.viaPatch)
-          throw notEmulated('MicroTime parse failure inside a PATCH');
-        throw e;
+        // A bad time in a PATCH is a 422 quoting the whole patched object, managedFields included (10 #10).
+        if (patched === undefined || !(e instanceof ApiError)) throw e;
+        throw patchDecodeError(patched, e.message.slice(PREFIX.length + 2));
       }
     }
   },

@@ -19,6 +19,9 @@ export const namespaces: ResourceType = builtin({
       ...(obj.metadata.labels ?? {}),
       'kubernetes.io/metadata.name': obj.metadata.name,
     };
+  },
+  // The strategy, not defaulting, sets these: no field manager owns them (04 #1).
+  normalize(obj) {
     obj.spec = obj.spec ?? {};
     if (!obj.spec.finalizers) obj.spec.finalizers = ['kubernetes'];
     obj.status = obj.status ?? { phase: 'Active' };
