@@ -10,9 +10,8 @@ import type { Obj } from '../support/kube/types';
 import { startHelmCluster, type HelmCluster } from './helmCluster';
 
 const NS = 'crondeck';
-// Named one by one: `-f crds/` would also read crds/kustomization.yaml, a Kustomization that no
-// cluster serves (kubectl refuses it: no matches for kind "Kustomization").
-const CRD_FILES = ['-f', 'crds/scheduledjobs.crondeck.dev.yaml', '-f', 'crds/alertconfigs.crondeck.dev.yaml'];
+// The way most people install CRDs: crds/ holds nothing but them.
+const CRD_FILES = ['-f', 'crds/'];
 
 /** [manager, operation] of each managedFields entry. */
 function managers(o: Obj | undefined): string[][] {
@@ -72,6 +71,14 @@ describe('kubectl apply against the emulator', () => {
     // Applying the same configuration again changes nothing.
     await kubectlOk(['apply', '--server-side', ...CRD_FILES]);
     expect(crd('scheduledjobs.crondeck.dev')!.metadata.resourceVersion).toBe(after);
+  });
+
+  test('kubectl apply --server-side -k deploy/ takes deploy/ over from client-side apply without conflicts', async () => {
+    // Every field is written as the server stores it (fieldRef.apiVersion included): a value the
+    // server defaulted would be owned by another manager and conflict.
+    const out = await kubectlOk(['apply', '--server-side', '-k', 'deploy/']);
+    expect(out).toContain('deployment.apps/crondeck serverside-applied');
+    expect(managers(cluster.get('apps/deployments', NS, 'crondeck'))).toContainEqual(['kubectl', 'Apply']);
   });
 
   test('examples applied client-side, then server-side with a change; another manager conflicts', async () => {
