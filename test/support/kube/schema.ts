@@ -27,7 +27,7 @@ export interface Schema {
 }
 
 /** ObjectMeta's JSON fields: anything else under metadata is unknown (02-cr #20 `metadata.colour`). */
-export const OBJECT_META_FIELDS = new Set([
+const OBJECT_META_FIELDS = new Set([
   'name',
   'generateName',
   'namespace',

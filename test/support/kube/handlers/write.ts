@@ -2,7 +2,7 @@ import { alreadyExists, ApiError, conflict, fieldErr, invalid, MODIFIED_CONFLICT
 import { present, resourceKey, toStored, type ResourceType, type WriteContext } from '../resources';
 import { clone, deepEqual, isPlainObject, rfc3339, type Obj } from '../types';
 import { randomSuffix, validateSubdomainName } from '../validation';
-import type { HandlerResult, RequestContext, ServerServices } from './context';
+import { warning, type HandlerResult, type RequestContext, type ServerServices } from './context';
 import { decodeObject, pruneUnknown } from './decode';
 
 const SERVER_SET_META = [
@@ -92,6 +92,7 @@ export function create(svc: ServerServices, ctx: RequestContext, body: unknown):
   checkNamespace(svc, type, ns, meta.name);
   type.admit?.(obj, wctx, svc);
   validateAndNormalize(type, obj, wctx);
+  for (const w of type.warnings?.(obj, wctx) ?? []) ctx.warnings.push(warning(w));
   const key = resourceKey(type);
   if (svc.store.get(key, meta.namespace, meta.name))
     throw alreadyExists(type.resource, type.group, meta.name);
@@ -233,6 +234,7 @@ export function update(
     }
   }
   validateAndDefault(type, next, wctx);
+  for (const w of type.warnings?.(next, wctx) ?? []) ctx.warnings.push(warning(w));
   if (type.generation && !deepEqual(specPart(next), specPart(old))) {
     next.metadata.generation = (old.metadata.generation ?? 0) + 1;
   }
