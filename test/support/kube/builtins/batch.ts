@@ -4,7 +4,7 @@ import type { Obj } from '../types';
 import { builtin } from './common';
 import { isKnownTimeZone, parseSchedule } from './cronSchedule';
 import { decoding } from './decoding';
-import { validateJob, validateJobTemplateSpec } from './jobValidation';
+import { validateJob, validateJobTemplateSpec, validateJobUpdate } from './jobValidation';
 import { validateObjectMeta } from './metaValidation';
 import { isDns1123Subdomain } from './nameRules';
 import { defaultTemplate } from './podSpec';
@@ -171,6 +171,10 @@ export const jobs: ResourceType = builtin({
   defaultPropagation: 'Orphan',
   ...decoding('batch/v1', 'Job'),
   defaults: (obj, ctx) => defaultJob(obj, ctx.operation),
-  validate: (obj) => [...validateObjectMeta(obj.metadata, isDns1123Subdomain, true), ...validateJob(obj)],
+  validate: (obj, ctx) => [
+    ...validateObjectMeta(obj.metadata, isDns1123Subdomain, true),
+    ...validateJob(obj),
+    ...(ctx.operation === 'update' && ctx.old ? validateJobUpdate(obj, ctx.old) : []),
+  ],
   warnings: templateWarnings((o) => o?.spec?.template, 'spec.template'),
 });

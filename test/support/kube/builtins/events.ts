@@ -1,4 +1,4 @@
-import { fieldErr, type FieldError } from '../errors';
+import { fieldErr, notEmulated, type FieldError } from '../errors';
 import type { ResourceType, WriteContext } from '../resources';
 import type { FieldGetters } from '../selectors';
 import { deepEqual, isPlainObject, type Obj } from '../types';
@@ -175,7 +175,7 @@ function validateEventsV1(obj: Obj, ctx: WriteContext): FieldError[] {
   const errs = legacyValidateEvent(core, 'reportingController');
   if (ctx.operation !== 'create') {
     if (!deepEqual(ctx.old?.series, obj.series)) errs.push(...validateSeries(core));
-    return errs;
+    return [...errs, ...immutableEventFields(core, toCore(ctx.old ?? {}))];
   }
   errs.push(...validateObjectMeta(obj.metadata, isDns1123Subdomain, true));
   errs.push(...validateSeries(core));
@@ -188,6 +188,29 @@ function validateEventsV1(obj: Obj, ctx: WriteContext): FieldError[] {
   if (core.count) errs.push(fieldErr.invalid('count', '', 'needs to be unset'));
   if (core.source?.component || core.source?.host)
     errs.push(fieldErr.invalid('source', '', 'needs to be unset'));
+  return errs;
+}
+
+/** ValidateEventUpdate's fixed fields (core names); structs print whole upstream (refused loudly). */
+function immutableEventFields(core: Obj, old: Obj): FieldError[] {
+  for (const f of ['involvedObject', 'source', 'firstTimestamp', 'lastTimestamp', 'eventTime', 'related']) {
+    if (!deepEqual(core[f] ?? null, old[f] ?? null))
+      throw notEmulated(`an events.k8s.io update that changes ${f}`);
+  }
+  const errs: FieldError[] = [];
+  for (const f of [
+    'reason',
+    'message',
+    'count',
+    'type',
+    'action',
+    'reportingComponent',
+    'reportingInstance',
+  ]) {
+    if ((core[f] ?? '') === (old[f] ?? '')) continue;
+    const field = f === 'reportingComponent' ? 'reportingController' : f;
+    errs.push(fieldErr.invalid(field, core[f] ?? (f === 'count' ? 0 : ''), 'field is immutable'));
+  }
   return errs;
 }
 

@@ -1,5 +1,5 @@
 import { fieldErr, notEmulated, type FieldError } from '../errors';
-import { isPlainObject, type Obj } from '../types';
+import { deepEqual, isPlainObject, type Obj } from '../types';
 import { goLabelSelector, goStringMap } from './goRender';
 import { selectorConverts, selectorMatches, validateLabelSelector } from './metaValidation';
 import { isDns1123Label, isQualifiedName } from './nameRules';
@@ -360,5 +360,29 @@ export function validateJobTemplateSpec(template: Obj | undefined): FieldError[]
   if (spec.manualSelector === true) {
     errs.push(fieldErr.notSupported('spec.jobTemplate.spec.manualSelector', true, ['nil', 'false']));
   }
+  return errs;
+}
+
+/**
+ * ValidateJobUpdate's fixed fields. The selector and the counts print simply; a changed template
+ * prints the whole core.PodTemplateSpec (refused loudly instead).
+ */
+export function validateJobUpdate(job: Obj, old: Obj): FieldError[] {
+  const spec = job.spec ?? {};
+  const before = old.spec ?? {};
+  if (!deepEqual(spec.template, before.template))
+    throw notEmulated('an update of a Job that changes its pod template');
+  const errs: FieldError[] = [];
+  if (!deepEqual(spec.selector, before.selector)) {
+    errs.push(fieldErr.invalidRaw('spec.selector', goLabelSelector(spec.selector), 'field is immutable'));
+  }
+  for (const f of ['completionMode', 'backoffLimitPerIndex']) {
+    if (spec[f] !== before[f]) errs.push(fieldErr.invalid(`spec.${f}`, spec[f] ?? '', 'field is immutable'));
+  }
+  if (spec.completionMode !== 'Indexed' && spec.completions !== before.completions) {
+    errs.push(fieldErr.invalid('spec.completions', spec.completions ?? 0, 'field is immutable'));
+  }
+  if (!deepEqual(spec.podFailurePolicy, before.podFailurePolicy))
+    throw notEmulated('an update of a Job that changes its podFailurePolicy');
   return errs;
 }
