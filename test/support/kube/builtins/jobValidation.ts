@@ -274,6 +274,7 @@ function validateJobSpec(spec: Obj, prefix: string): FieldError[] {
 }
 
 const CONTROLLER_UID = 'batch.kubernetes.io/controller-uid';
+const TRACKING = 'batch.kubernetes.io/job-tracking';
 
 /** validateGeneratedSelector: a Job without manualSelector must have the selector the server made. */
 function validateGeneratedSelector(job: Obj): FieldError[] {
@@ -300,10 +301,9 @@ function validateGeneratedSelector(job: Obj): FieldError[] {
         ),
       );
   }
+  // The selector must select the label the server would have generated.
   const sel = spec.selector;
-  const expected =
-    Object.keys(sel.matchLabels ?? {}).length === 1 && sel.matchLabels?.[CONTROLLER_UID] === uid;
-  if (!expected || (sel.matchExpressions ?? []).length > 0) {
+  if (selectorConverts(sel) && !selectorMatches(sel, { [CONTROLLER_UID]: uid })) {
     errs.push(fieldErr.invalidRaw('spec.selector', goLabelSelector(sel), '`selector` not auto-generated'));
   }
   return errs;
@@ -313,6 +313,9 @@ function validateGeneratedSelector(job: Obj): FieldError[] {
 export function validateJob(job: Obj): FieldError[] {
   const spec = job.spec ?? {};
   const errs = [...validateGeneratedSelector(job), ...validateJobSpec(spec, 'spec')];
+  if (job.metadata.annotations?.[TRACKING] !== undefined) {
+    errs.push(fieldErr.forbidden(`metadata.annotations[${TRACKING}]`, 'cannot add this annotation'));
+  }
   if (!isPlainObject(spec.selector)) errs.push(fieldErr.required('spec.selector'));
   else errs.push(...validateLabelSelector(spec.selector, 'spec.selector'));
   const labels = spec.template?.metadata?.labels as Record<string, string> | undefined;
