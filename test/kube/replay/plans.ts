@@ -73,6 +73,16 @@ const withoutCountOf = (reason: string) => (body: unknown) => {
   return { ...b, items };
 };
 
+/** The recorder's own `bodyFiltered` of 19 #19 and #112: Go pointer addresses → `0x<pointer>`. */
+const withoutPointers = (body: unknown) =>
+  JSON.parse(JSON.stringify(body).replace(/0x[0-9a-f]+/g, '0x<pointer>')) as unknown;
+
+/** Now in RFC 3339 with `fraction` after the seconds and the zone (`Z` or an offset) as given. */
+function nowWith(fraction: string, zone = 'Z', offsetHours = 0): string {
+  const shifted = new Date(Date.now() + offsetHours * 3_600_000).toISOString();
+  return `${shifted.slice(0, 19)}${fraction}${zone}`;
+}
+
 /**
  * What the replay does not compare, per transcript file, and why. `refused` exchanges are still
  * sent and must get the emulator's 501 "not emulated: …"; `skipped` ones depend on a refused one.
@@ -173,6 +183,15 @@ export const PLANS: Record<string, Partial<ReplayPlan>> = {
     protobuf: { 30: 'kubectl create job --from posted protobuf; the recorded answer has no JSON body' },
     // The recording's own mark: UnexpectedJob's count grows with every sync (about every 10 s).
     filterBoth: { 36: withoutCountOf('UnexpectedJob') },
+  },
+  '19-builtin-validation.json': {
+    filterBoth: { 19: withoutPointers, 112: withoutPointers },
+    // The steps say what the normalized times were; the messages show their tails (.000, 789).
+    literals: {
+      168: { '<time.fraction>': () => nowWith('.000') },
+      169: { '<time.fraction>': () => nowWith('.123456789') },
+      171: { '<microtime+offset>': () => nowWith('.123456', '+02:00', 2) },
+    },
   },
   '09-job-pod.json': {
     after: {

@@ -53,6 +53,11 @@ export interface ReplayPlan {
   managedFields?: boolean;
   /** Narrows both bodies the same way (the recorder's own `bodyFiltered`). */
   filterBoth?: Record<number, (body: unknown) => unknown>;
+  /**
+   * Values for placeholders of a request body that normalization made ambiguous and the step
+   * describes (`<time.fraction>` with 3 or 9 digits, `<microtime+offset>`), by exchange.
+   */
+  literals?: Record<number, Record<string, () => string>>;
 }
 
 export interface ExchangeResult {
@@ -193,6 +198,9 @@ export async function replay(
       if (body.includes('<secret>')) {
         if (!plan.secret) throw new Error(`exchange ${e.i}: no value for <secret>`);
         body = body.replace(/<secret>/g, plan.secret(emu));
+      }
+      for (const [placeholder, value] of Object.entries(plan.literals?.[e.i] ?? {})) {
+        body = body.split(placeholder).join(value());
       }
       body = bindings
         .substitute(body, freshValue)

@@ -6,6 +6,7 @@ import { allowedByRules, authenticate, forbidden, type AllowRule, type Attribute
 import { registerBuiltins } from './builtins';
 import { rbacDecision } from './builtins/authorizer';
 import './builtins/tokens';
+import { aggregateClusterRoles } from './controllers/clusterRoleAggregation';
 import { createJobFromCronJob, fireCronJob, syncCronJob } from './controllers/cronjob';
 import { collectGarbage, mayLeaveGarbage } from './controllers/gc';
 import { syncJob } from './controllers/job';
@@ -95,6 +96,7 @@ export class KubeEmulator implements ServerServices {
     this.store.subscribe((e) => {
       if (!this.garbageMayExist) this.garbageMayExist = mayLeaveGarbage(this.store, this.registry, e);
     });
+    this.controllerHooks.push(() => aggregateClusterRoles(this.store));
   }
 
   static async start(options: EmulatorOptions = {}): Promise<KubeEmulator> {

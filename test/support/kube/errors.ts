@@ -52,7 +52,8 @@ export interface FieldError {
     | 'TypeInvalid'
     | 'Forbidden'
     | 'TooLong'
-    | 'TooMany';
+    | 'TooMany'
+    | 'NotFound';
   field: string;
   /** The message without the field path, e.g. `Invalid value: "x": must be ...`. */
   detail: string;
@@ -67,6 +68,7 @@ const causeReason: Record<FieldError['type'], string> = {
   Forbidden: 'FieldValueForbidden',
   TooLong: 'FieldValueTooLong',
   TooMany: 'FieldValueTooMany',
+  NotFound: 'FieldValueNotFound',
 };
 
 /** Go's %#v of a value as field errors print it: strings quoted, numbers bare. */
@@ -107,6 +109,11 @@ export const fieldErr = {
     type: 'Forbidden',
     field,
     detail: `Forbidden: ${msg}`,
+  }),
+  notFound: (field: string, value: unknown): FieldError => ({
+    type: 'NotFound',
+    field,
+    detail: `Not found: ${goValue(value)}`,
   }),
   typeInvalid: (field: string, rendered: string, msg: string): FieldError => ({
     type: 'TypeInvalid',

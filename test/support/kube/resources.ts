@@ -36,12 +36,19 @@ export interface ResourceType {
   /** metadata.generation is kept (CRs, CronJob, Job, CRD …; not Namespace, Secret, Pod). */
   generation: boolean;
   storageVersionHash?: string;
+  /**
+   * The decoder's own failures (wrong JSON types, bad quantities): throws the 400; normalizes
+   * values it parses (quantities, bytes). `viaPatch`: `obj` is the result of a PATCH.
+   */
+  decode?(obj: Obj, viaPatch: boolean): void;
   /** Paths of fields the schema does not know, pruned from `obj` in place (sorted). */
   prune?(obj: Obj): string[];
   defaults?(obj: Obj, ctx: WriteContext): void;
   /** Mutating admission after defaulting (the ServiceAccount plugin on pods); may refuse. */
   admit?(obj: Obj, ctx: WriteContext, svc: ServerServices): void;
   validate?(obj: Obj, ctx: WriteContext): FieldError[];
+  /** Warnings of a write that validated (WarningsOnCreate / WarningsOnUpdate), without the `299 -`. */
+  warnings?(obj: Obj, ctx: WriteContext): string[];
   /** Last step before storing (e.g. Secret stringData folding). */
   normalize?(obj: Obj, ctx: WriteContext): void;
   /** Propagation when DELETE names none (batch/v1 Jobs orphan their pods by default). */

@@ -1,8 +1,10 @@
 import { ApiError, fieldErr, type FieldError } from '../errors';
 import { patchDecodeError, patchedJson } from '../handlers/patchErrors';
 import type { ResourceType } from '../resources';
-import { validateSubdomainName } from '../validation';
 import { builtin } from './common';
+import { decoding } from './decoding';
+import { validateObjectMeta } from './metaValidation';
+import { isDns1123Subdomain } from './nameRules';
 import { parseMicroTime } from './microTime';
 
 const PREFIX = 'Lease in version "v1" cannot be handled as a Lease';
@@ -14,9 +16,13 @@ export const leases: ResourceType = builtin({
   resource: 'leases',
   kind: 'Lease',
   namespaced: true,
+  ...decoding('coordination.k8s.io/v1', 'Lease'),
   defaults(obj, ctx) {
     const spec = obj.spec ?? {};
     const patched = ctx.viaPatch && ctx.old ? patchedJson(ctx.old, obj, false) : undefined;
+    // CoordinatedLeaderElection is off: its fields are dropped without a word (19 #174).
+    delete spec.strategy;
+    delete spec.preferredHolder;
     for (const f of ['acquireTime', 'renewTime']) {
       if (spec[f] === undefined || spec[f] === null) continue;
       try {
@@ -29,7 +35,7 @@ export const leases: ResourceType = builtin({
     }
   },
   validate(obj) {
-    const errs: FieldError[] = validateSubdomainName('metadata.name', obj.metadata.name);
+    const errs: FieldError[] = validateObjectMeta(obj.metadata, isDns1123Subdomain, true);
     const spec = obj.spec ?? {};
     if (typeof spec.leaseDurationSeconds === 'number' && spec.leaseDurationSeconds <= 0) {
       errs.push(

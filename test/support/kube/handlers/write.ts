@@ -3,7 +3,7 @@ import { present, resourceKey, toStored, type ResourceType, type WriteContext } 
 import { clone, deepEqual, isPlainObject, rfc3339, type Obj } from '../types';
 import { randomSuffix } from '../validation';
 import { recordWrite } from '../serverSideApply/writes';
-import type { HandlerResult, RequestContext, ServerServices } from './context';
+import { warning, type HandlerResult, type RequestContext, type ServerServices } from './context';
 import { decodeObject, pruneUnknown } from './decode';
 
 const SERVER_SET_META = [
@@ -103,6 +103,7 @@ export function create(
   checkNamespace(svc, type, ns, meta.name);
   type.admit?.(obj, wctx, svc);
   validateAndNormalize(type, obj, wctx);
+  for (const w of type.warnings?.(obj, wctx) ?? []) ctx.warnings.push(warning(w));
   const key = resourceKey(type);
   if (svc.store.get(key, meta.namespace, meta.name))
     throw alreadyExists(type.resource, type.group, meta.name);
@@ -253,6 +254,7 @@ export function update(
   // it sees the metadata changes the strategy then drops (05 #6).
   if (!opts.applied) recordWrite(svc, ctx, old, statusWrite ? incoming : next, next);
   validateAndNormalize(type, next, wctx);
+  for (const w of type.warnings?.(next, wctx) ?? []) ctx.warnings.push(warning(w));
   if (type.generation && !deepEqual(specPart(next), specPart(old))) {
     next.metadata.generation = (old.metadata.generation ?? 0) + 1;
   }
