@@ -7,7 +7,7 @@ import {
   type V1Secret,
 } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
-import type { AlertsApi } from '../alerts/routes';
+import type { JobAlertsSync } from '../alerts/alertConfigService';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
 import { ClusterRunRecorder } from '../scheduling/clusterRunRecorder';
@@ -36,7 +36,7 @@ export interface ControllerOptions {
   pool: Pool;
   recorder: ExecutionRecorder;
   /** The service's alert configuration, which the jobs' shortcuts and AlertConfigs fill. */
-  alerts: AlertsApi;
+  alerts: JobAlertsSync;
   desired: DesiredObjects;
   /** The namespace to watch; null watches all. */
   watchNamespace: string | null;
