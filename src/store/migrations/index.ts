@@ -9,6 +9,7 @@ import { kubernetesSchema } from './008_kubernetes';
 import { spreadHotRowsSchema } from './009_spread_hot_rows';
 import { jobDefinitionsVersionSchema } from './010_job_definitions_version';
 import { claimClusterRunsSchema } from './011_claim_cluster_runs';
+import { serviceProcessesSchema } from './013_service_processes';
 
 export interface Migration {
   version: number;
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'spread hot rows', sql: spreadHotRowsSchema },
   { version: 10, name: 'job definitions version', sql: jobDefinitionsVersionSchema },
   { version: 11, name: 'claim cluster runs', sql: claimClusterRunsSchema },
+  { version: 13, name: 'service processes', sql: serviceProcessesSchema },
 ];
