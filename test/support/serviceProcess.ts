@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const env = readEnvironment({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
   const logger = createLogger({ level: 'info', write: (line) => process.stdout.write(`${line}\n`) });
   const local = JSON.parse(process.env.CRONDECK_TEST_LOCAL || '{}') as LocalRuntimeSettings;
-  const db = await openDatabase(env);
+  const db = await openDatabase(env, logger);
   const service = await startService({ env, db, logger, local });
   process.once('SIGTERM', () => {
     service.stop().then(
