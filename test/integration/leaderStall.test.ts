@@ -80,7 +80,7 @@ describe('a leader that stalls or dies', () => {
     const a = await boot();
     await a.waitForLog((line) => line.msg === 'leading: this process fires jobs');
     const b = await boot();
-    const runs = await startRuns(a, 3, 12);
+    const runs = await startRuns(a, 3, 20);
 
     // The leader stalls; meanwhile the database goes away and comes back, which ends its session
     // and so frees the leader lock for the other process.
