@@ -84,7 +84,7 @@ async function serve(args: string[]): Promise<void> {
   assertSafeListenAddress(env.host, env.apiToken, values.insecure ?? false);
   // Read the config file before opening anything: a bad entry must not start half a service.
   const declaredJobs = values.config ? await readJobsFile(values.config) : [];
-  const db = await openDatabase(env);
+  const db = await openDatabase(env, logger);
   const kubeConfig = env.runtime === 'kubernetes' ? clusterParts().loadKubeConfig() : undefined;
   const service = await startService({ env, db, logger, declaredJobs, kubeConfig });
 

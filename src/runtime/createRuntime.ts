@@ -11,7 +11,14 @@ import type { Runtime, RuntimeKind } from './runtime';
 /** Tuning and test seams of the local runtime. */
 export type LocalRuntimeSettings = Pick<
   LocalRuntimeOptions,
-  'execute' | 'sleep' | 'autoTick' | 'shutdownGraceMs' | 'syncIntervalMs'
+  | 'execute'
+  | 'sleep'
+  | 'autoTick'
+  | 'shutdownGraceMs'
+  | 'syncIntervalMs'
+  | 'heartbeatMs'
+  | 'ownerTimeoutMs'
+  | 'identity'
 > & {
   /** How often a process that does not lead tries to take over (on a PostgreSQL server). */
   leaderRetryMs?: number;

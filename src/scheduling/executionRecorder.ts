@@ -9,7 +9,6 @@ import { notFound } from '../domain/errors';
 import { recordWithOutputFallback } from './outputFallback';
 import {
   type AttemptOutcome,
-  closeInterruptedAttempts,
   countFinishedExecutions,
   type FinishedExecution,
   finishAttempts,
@@ -22,7 +21,7 @@ import { type ClusterRunClaim, settleClaims } from './clusterRunClaims';
 import { markRunSeen } from '../store/clusterRuns';
 import { eachAlone, GroupCommit } from './groupCommit';
 import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
-import { endLeftoverRuns } from './leftoverRuns';
+import type { AbandonedRunEnding } from './leftoverRuns';
 
 /** An execution as a recording transaction wrote it, with its job and whether it ended its run. */
 export interface RecordedExecution {
@@ -104,9 +103,12 @@ export class ExecutionRecorder {
     this.listeners.push(listener);
   }
 
-  /** Opens the row of an attempt; it shows as running until `finish`. */
-  start(job: Job, attempt: number, startedAt: Date): Promise<number> {
-    return this.starts.submit({ jobId: job.id, jobName: job.name, startedAt, attempt });
+  /**
+   * Opens the row of an attempt; it shows as running until `finish`. `owner`: the registered
+   * process that runs it (migration 013), if any.
+   */
+  start(job: Job, attempt: number, startedAt: Date, owner: number | null = null): Promise<number> {
+    return this.starts.submit({ jobId: job.id, jobName: job.name, startedAt, attempt, owner });
   }
 
   /** Notes that the controller saw a cluster run as job `jobId`'s (see `ClusterRunRecorder.registerRun`). */
@@ -158,21 +160,18 @@ export class ExecutionRecorder {
   }
 
   /**
-   * Closes attempts that a previous process left running (it crashed or was killed): each is
-   * recorded as failed, counted, and alerted like any failed final attempt.
+   * Closes attempts whose process is gone (it crashed or was killed), each with how it ended: each
+   * is recorded as failed, counted, and alerted like any failed final attempt. One that is no
+   * longer running (it finished meanwhile) is left as it is.
    */
-  async closeInterrupted(now: Date): Promise<Execution[]> {
-    // Their processes may still be running: end them first, so that the record says how.
-    const endings = await endLeftoverRuns(this.pool, this.logger);
+  async closeAbandoned(now: Date, endings: Map<number, AbandonedRunEnding>): Promise<Execution[]> {
+    if (endings.size === 0) return [];
     const closed = await this.transaction(async (tx, recorded) => {
       const executions: Execution[] = [];
       for (const [id, ending] of endings) {
         const execution = await closeAbandonedAttempt(tx, id, now, ending);
         if (execution) executions.push(execution);
       }
-      executions.push(
-        ...(await closeInterruptedAttempts(tx, now, '\n[crondeck] the service stopped during this run\n')),
-      );
       const withJobs: RecordedExecution[] = [];
       for (const execution of executions) {
         const job = await findJob(tx, execution.jobId);

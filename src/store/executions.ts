@@ -46,6 +46,8 @@ export interface StartingAttempt {
   jobName: string;
   startedAt: Date;
   attempt: number;
+  /** The registered process that runs it (migration 013), or null. */
+  owner: number | null;
 }
 
 /**
@@ -60,12 +62,12 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
       'start_attempts',
       `WITH starting AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
-       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[]) WITH ORDINALITY
-         AS t(job_id, job_name, started_at, attempt, n)
+       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[], $5::bigint[]) WITH ORDINALITY
+         AS t(job_id, job_name, started_at, attempt, owner_process, n)
      ),
      inserted AS (
-       INSERT INTO executions (id, job_id, job_name, status, started_at, attempt)
-       SELECT id, job_id, job_name, 'running', started_at, attempt FROM starting
+       INSERT INTO executions (id, job_id, job_name, status, started_at, attempt, owner_process)
+       SELECT id, job_id, job_name, 'running', started_at, attempt, owner_process FROM starting
      )
      SELECT id FROM starting ORDER BY n`,
       [
@@ -73,6 +75,7 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
         attempts.map((a) => a.jobName),
         attempts.map((a) => a.startedAt),
         attempts.map((a) => a.attempt),
+        attempts.map((a) => a.owner),
       ],
     ),
   );
@@ -228,21 +231,6 @@ export async function countFinishedExecutions(db: Queryable, executions: Executi
       executions.map((e) => e.status),
     ],
   );
-}
-
-/**
- * Closes attempts left `running` by a process that died: they are recorded as failed, with a note
- * in stderr, and counted. Returns the closed executions.
- */
-export async function closeInterruptedAttempts(db: Queryable, now: Date, note: string): Promise<Execution[]> {
-  const { rows } = await db.query<ExecutionRow>(
-    `UPDATE executions SET status = 'failed', finished_at = $1,
-       duration_ms = GREATEST(0, EXTRACT(EPOCH FROM ($1::timestamptz - started_at)) * 1000)::bigint,
-       exit_code = -1, stderr = stderr || $2
-     WHERE status = 'running' RETURNING ${FULL_COLUMNS}`,
-    [now, storableText(note)],
-  );
-  return rows.map(toExecution);
 }
 
 export interface ExecutionQuery {

@@ -27,26 +27,37 @@ export async function recordProcessGroup(
   );
 }
 
-/** Running attempts whose process group is known, with that group. */
-export async function listRunningProcessGroups(
-  db: Queryable,
-): Promise<{ executionId: number; group: ProcessGroup }[]> {
+/** An attempt in progress, with who runs it and where its processes are. */
+export interface RunningAttemptOwnership {
+  executionId: number;
+  jobId: number;
+  /** The registered process that runs it (migration 013); null for one started before that. */
+  ownerId: number | null;
+  /** Where its processes are, once they started; null before or where /proc cannot say. */
+  group: ProcessGroup | null;
+}
+
+/** Every attempt in progress, from the small partial index of running rows. */
+export async function listRunningAttempts(db: Queryable): Promise<RunningAttemptOwnership[]> {
   const { rows } = await db.query<{
     id: string;
-    process_group: number;
-    process_start_ticks: string;
-    process_boot_id: string;
+    job_id: number;
+    owner_process: string | null;
+    process_group: number | null;
+    process_start_ticks: string | null;
+    process_boot_id: string | null;
   }>(
-    `SELECT id, process_group, process_start_ticks, process_boot_id FROM executions
-     WHERE status = 'running' AND process_group IS NOT NULL`,
+    `SELECT id, job_id, owner_process, process_group, process_start_ticks::text AS process_start_ticks,
+       process_boot_id FROM executions WHERE status = 'running'`,
   );
   return rows.map((row) => ({
     executionId: Number(row.id),
-    group: {
-      pgid: row.process_group,
-      leaderStartTicks: String(row.process_start_ticks),
-      bootId: row.process_boot_id,
-    },
+    jobId: row.job_id,
+    ownerId: row.owner_process === null ? null : Number(row.owner_process),
+    group:
+      row.process_group === null || row.process_start_ticks === null || row.process_boot_id === null
+        ? null
+        : { pgid: row.process_group, leaderStartTicks: row.process_start_ticks, bootId: row.process_boot_id },
   }));
 }
 

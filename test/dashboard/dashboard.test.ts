@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { eventually, startTestService, type TestService } from '../support/service';
 import {
   BROWSER_TEST_TIMEOUT_MS,
+  describeInBrowser,
   type DashboardPage,
   hasFocus,
   jobRow,
@@ -34,7 +35,7 @@ declare function getComputedStyle(element: unknown): { backgroundColor: string }
 
 jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
-describe('dashboard in a browser', () => {
+describeInBrowser('dashboard in a browser', () => {
   let service: TestService;
   let browser: Browser;
   let open: DashboardPage | undefined;

@@ -10,6 +10,7 @@ import { spreadHotRowsSchema } from './009_spread_hot_rows';
 import { jobDefinitionsVersionSchema } from './010_job_definitions_version';
 import { claimClusterRunsSchema } from './011_claim_cluster_runs';
 import { jobScopedReportsSchema } from './012_job_scoped_reports';
+import { serviceProcessesSchema } from './013_service_processes';
 import { signedWebhooksSchema } from './015_signed_webhooks';
 
 export interface Migration {
@@ -35,5 +36,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'job definitions version', sql: jobDefinitionsVersionSchema },
   { version: 11, name: 'claim cluster runs', sql: claimClusterRunsSchema },
   { version: 12, name: 'job scoped reports', sql: jobScopedReportsSchema },
+  { version: 13, name: 'service processes', sql: serviceProcessesSchema },
   { version: 15, name: 'signed webhooks', sql: signedWebhooksSchema },
 ];

@@ -112,7 +112,7 @@ class DeclarationReader {
     }
     const from = imports.get(type);
     if (from?.startsWith('.')) {
-      const name = this.read(path.resolve(path.dirname(file), from.replace(/\.js$/, '.d.ts')));
+      const name = this.read(path.resolve(path.dirname(file), `${from.replace(/\.js$/, '')}.d.ts`));
       return { $ref: `#/components/schemas/${name}` };
     }
     // Anything else (unions of several kinds, inline objects): not checked further.
