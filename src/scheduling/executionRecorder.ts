@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { AttemptResult, Execution } from '../domain/execution';
 import type { ProcessGroup } from '../runner/processGroup';
 import type { Job } from '../domain/job';
+import type { RunSlot } from '../domain/slots';
 import type { Logger } from '../logging/logger';
 import { type Queryable, withTransaction } from '../store/database';
 import { findJob, findJobs } from '../store/jobs';
@@ -55,7 +56,7 @@ type Recording =
       kind: 'finished';
       job: Job;
       finalAttempt: boolean;
-      result: AttemptResult & { attempt: number; reportKey?: string };
+      result: AttemptResult & { attempt: number; reportKey?: string; slot?: RunSlot | null };
       claim?: ClusterRunClaim;
     };
 
@@ -69,7 +70,7 @@ type Submission =
       kind: 'report';
       jobId: number;
       finalAttempt: boolean;
-      result: AttemptResult & { attempt: number; reportKey?: string };
+      result: AttemptResult & { attempt: number; reportKey?: string; slot?: RunSlot | null };
       claim?: ClusterRunClaim;
     };
 
@@ -105,10 +106,16 @@ export class ExecutionRecorder {
 
   /**
    * Opens the row of an attempt; it shows as running until `finish`. `owner`: the registered
-   * process that runs it (migration 013), if any.
+   * process that runs it (migration 013), if any; `slot`: the slot its run is for, if any.
    */
-  start(job: Job, attempt: number, startedAt: Date, owner: number | null = null): Promise<number> {
-    return this.starts.submit({ jobId: job.id, jobName: job.name, startedAt, attempt, owner });
+  start(
+    job: Job,
+    attempt: number,
+    startedAt: Date,
+    owner: number | null = null,
+    slot: RunSlot | null = null,
+  ): Promise<number> {
+    return this.starts.submit({ jobId: job.id, jobName: job.name, startedAt, attempt, owner, slot });
   }
 
   /** Notes that the controller saw a cluster run as job `jobId`'s (see `ClusterRunRecorder.registerRun`). */
@@ -139,7 +146,7 @@ export class ExecutionRecorder {
    */
   recordFinished(
     job: Job,
-    result: AttemptResult & { attempt: number; reportKey?: string },
+    result: AttemptResult & { attempt: number; reportKey?: string; slot?: RunSlot | null },
     finalAttempt: boolean,
     claim?: ClusterRunClaim,
   ): Promise<Execution | null> {
@@ -152,7 +159,7 @@ export class ExecutionRecorder {
    */
   recordReport(
     jobId: number,
-    result: AttemptResult & { attempt: number; reportKey?: string },
+    result: AttemptResult & { attempt: number; reportKey?: string; slot?: RunSlot | null },
     finalAttempt: boolean,
     claim?: ClusterRunClaim,
   ): Promise<Execution | null> {

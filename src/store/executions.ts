@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { AttemptResult, Execution, ExecutionStatus, FinalStatus } from '../domain/execution';
+import type { RunSlot, RunTrigger } from '../domain/slots';
 import { boundedOutput } from '../domain/outputTail';
 import { storableText } from '../domain/text';
 import { prepared, type Queryable } from './database';
@@ -18,10 +19,12 @@ interface ExecutionRow {
   stdout?: string;
   stderr?: string;
   attempt: number;
+  scheduled_at: Date | null;
+  trigger: RunTrigger | null;
 }
 
 const SUMMARY_COLUMNS =
-  'id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt';
+  'id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt, scheduled_at, trigger';
 const FULL_COLUMNS = `${SUMMARY_COLUMNS}, stdout, stderr`;
 
 function toExecution(row: ExecutionRow): Execution {
@@ -37,6 +40,8 @@ function toExecution(row: ExecutionRow): Execution {
     stdout: row.stdout ?? '',
     stderr: row.stderr ?? '',
     attempt: row.attempt,
+    scheduledAt: row.scheduled_at,
+    trigger: row.trigger,
   };
 }
 
@@ -48,6 +53,8 @@ export interface StartingAttempt {
   attempt: number;
   /** The registered process that runs it (migration 013), or null. */
   owner: number | null;
+  /** The slot its run is for; absent for a run by hand. */
+  slot?: RunSlot | null;
 }
 
 /**
@@ -62,12 +69,14 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
       'start_attempts',
       `WITH starting AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
-       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[], $5::bigint[]) WITH ORDINALITY
-         AS t(job_id, job_name, started_at, attempt, owner_process, n)
+       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[], $5::bigint[], $6::timestamptz[],
+                   $7::text[]) WITH ORDINALITY
+         AS t(job_id, job_name, started_at, attempt, owner_process, scheduled_at, trigger, n)
      ),
      inserted AS (
-       INSERT INTO executions (id, job_id, job_name, status, started_at, attempt, owner_process)
-       SELECT id, job_id, job_name, 'running', started_at, attempt, owner_process FROM starting
+       INSERT INTO executions (id, job_id, job_name, status, started_at, attempt, owner_process, scheduled_at, trigger)
+       SELECT id, job_id, job_name, 'running', started_at, attempt, owner_process, scheduled_at, trigger
+       FROM starting
      )
      SELECT id FROM starting ORDER BY n`,
       [
@@ -76,6 +85,8 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
         attempts.map((a) => a.startedAt),
         attempts.map((a) => a.attempt),
         attempts.map((a) => a.owner),
+        attempts.map((a) => a.slot?.scheduledAt ?? null),
+        attempts.map((a) => a.slot?.trigger ?? null),
       ],
     ),
   );
@@ -143,6 +154,8 @@ export type FinishedExecution = AttemptResult & {
   attempt: number;
   /** Makes the insert idempotent: one with a key already stored for its job inserts nothing. */
   reportKey?: string;
+  /** The slot its run is for (a skipped fire time, a pod's report); absent for a run by hand. */
+  slot?: RunSlot | null;
 };
 
 /**
@@ -164,12 +177,16 @@ export async function insertFinishedExecutions(
       `WITH given AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
        FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::bigint[],
-                   $7::int[], $8::text[], $9::text[], $10::int[], $11::text[]) WITH ORDINALITY
-         AS t(job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key, n)
+                   $7::int[], $8::text[], $9::text[], $10::int[], $11::text[], $12::timestamptz[], $13::text[])
+         WITH ORDINALITY
+         AS t(job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
+              scheduled_at, trigger, n)
      ),
      inserted AS (
-       INSERT INTO executions (id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key)
-       SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key
+       INSERT INTO executions (id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
+                               scheduled_at, trigger)
+       SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
+              scheduled_at, trigger
        FROM given ORDER BY n
        ON CONFLICT (job_id, report_key) DO NOTHING RETURNING ${FULL_COLUMNS}
      ),
@@ -187,6 +204,8 @@ export async function insertFinishedExecutions(
         executions.map((e) => storableOutput(e.stderr)),
         executions.map((e) => e.attempt),
         executions.map((e) => e.reportKey ?? null),
+        executions.map((e) => e.slot?.scheduledAt ?? null),
+        executions.map((e) => e.slot?.trigger ?? null),
       ],
     ),
   );

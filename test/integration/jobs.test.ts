@@ -37,6 +37,11 @@ describe('jobs API', () => {
       lastRun: null,
       lastStatus: null,
       running: null,
+      // The slot ledger's fields (docs/slots.md), at their defaults.
+      lateAfterSeconds: 60,
+      catchUp: { policy: 'none', maxRuns: 10, withinSeconds: 3600 },
+      allowDuplicateSlots: false,
+      lastSlot: null,
     });
   });
 

@@ -117,6 +117,9 @@ describe('local runtime', () => {
       durationMs: null,
       exitCode: null,
       attempt: 0,
+      // A run by hand is for no slot.
+      scheduledAt: null,
+      trigger: null,
       stdout: '',
       stderr: '',
     });

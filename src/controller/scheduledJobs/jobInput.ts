@@ -19,6 +19,7 @@ export function jobInputOfScheduledJob(resource: ScheduledJob, homeNamespace: st
   const spec = scheduledJobSpecSchema.safeParse(resource.spec ?? {});
   if (!spec.success) return { ok: false, message: describeZodError(spec.error, 'spec') };
   const { schedule, command, timeZone, suspend, timeout, retry, description, tags } = spec.data;
+  const { lateAfterSeconds, catchUp, allowDuplicateSlots } = spec.data;
   for (const key of ['onFailure', 'onSuccess', 'onComplete'] as const) {
     const url = spec.data[key];
     const problem = url === undefined ? null : shortcutUrlProblem(url);
@@ -38,6 +39,9 @@ export function jobInputOfScheduledJob(resource: ScheduledJob, homeNamespace: st
     tags,
     timezone: timeZone ?? null,
     enabled: !suspend,
+    lateAfterSeconds,
+    catchUp: catchUp ?? null,
+    allowDuplicateSlots,
   });
   if (!input.success) {
     const message = describeZodError(input.error);

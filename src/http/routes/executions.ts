@@ -43,6 +43,8 @@ function summaryToJson(execution: Execution) {
     durationMs: execution.durationMs,
     exitCode: execution.exitCode,
     attempt: execution.attempt,
+    scheduledAt: jsonValue(execution.scheduledAt),
+    trigger: execution.trigger,
   };
 }
 

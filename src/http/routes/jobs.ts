@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { jobInputSchema } from '../../domain/job';
+import { NO_CATCH_UP } from '../../domain/slots';
 import type { JobService, JobView } from '../../scheduling/jobService';
 import { strictObjectError } from '../../domain/zodErrors';
 import { parseOrThrow, parsePathId } from '../../httpKit/validate';
@@ -29,6 +30,10 @@ function jobToJson(job: JobView) {
     lastRun: job.lastRun,
     lastStatus: job.lastStatus,
     running: job.running,
+    lateAfterSeconds: job.lateAfterSeconds,
+    catchUp: job.catchUp ?? NO_CATCH_UP,
+    allowDuplicateSlots: job.allowDuplicateSlots,
+    lastSlot: job.lastSlot,
   };
 }
 

@@ -11,6 +11,7 @@ import type { Logger } from '../../logging/logger';
 import { isPausedAt } from '../../domain/schedulerState';
 import { findJob, listJobs } from '../../store/jobs';
 import { resourceOfJob } from '../../store/resourceJobs';
+import type { Backfill } from '../../store/slots';
 import type { SchedulerState } from '../../domain/schedulerState';
 import type { Runtime } from '../runtime';
 import { RuntimeRefusedError } from '../runtimeRefused';
@@ -99,6 +100,11 @@ export class KubernetesRuntime implements Runtime {
       throw statusOf(error) === 404 ? notYet : this.refusal(error);
     }
     await this.call(() => this.options.cluster.createJob(resource.namespace, manualJobFromCronJob(cronJob)));
+  }
+
+  /** Backfill Jobs are not created on a cluster yet: the request is refused, and nothing runs. */
+  async backfill(job: Job, _backfill: Backfill): Promise<void> {
+    throw conflict(`job "${job.name}": backfill is not available on the Kubernetes runtime yet`);
   }
 
   /** Suspends every managed CronJob while paused; on resume, those of enabled jobs run again. */
