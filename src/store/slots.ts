@@ -502,10 +502,15 @@ export async function claimSlot(
   const row = rows[0]!;
   if (row.inserted) {
     await db.query(
-      `UPDATE slots SET outcome = 'late', started_at = $3,
-         delay_ms = greatest(0, (extract(epoch FROM $3::timestamptz - scheduled_at) * 1000)::bigint),
-         reason = 'judged missed, then a run for it started late'
-       WHERE job_id = $1 AND scheduled_at = $2 AND outcome = 'missed'`,
+      `WITH turned AS (
+         UPDATE slots SET outcome = 'late', started_at = $3,
+           delay_ms = greatest(0, (extract(epoch FROM $3::timestamptz - scheduled_at) * 1000)::bigint),
+           reason = 'judged missed, then a run for it started late'
+         WHERE job_id = $1 AND scheduled_at = $2 AND outcome = 'missed'
+         RETURNING job_id, scheduled_at
+       )
+       UPDATE slot_cursors c SET last_outcome = 'late'
+       FROM turned t WHERE c.job_id = t.job_id AND c.last_slot_at = t.scheduled_at`,
       [claim.jobId, claim.scheduledAt, claim.at],
     );
   }

@@ -175,6 +175,193 @@ describe('the slot ledger on the local runtime', () => {
     expect(metrics).toContain('service_slots_total{outcome="missed"} 1');
     expect(metrics).toContain('service_slots_total{outcome="late"} 0');
     expect(metrics).toMatch(/service_job_last_success_timestamp_seconds\{job="counted"\} \d+(\.\d+)?/);
-    await eventually(async () => true);
+  });
+
+  it('judges each slot by the schedule in force at its time when the job is edited', async () => {
+    const job = await createJob({ name: 'edited', schedule: '*/10 * * * *' });
+    clock.set('2026-06-01T10:25:00Z');
+    const edited = await service.request('PUT', `/api/jobs/${job.id}`, {
+      name: 'edited',
+      schedule: '*/15 * * * *',
+      command: 'true',
+    });
+    expect(edited.status).toBe(200);
+    // Judged in two passes, one before and one after the edit's time.
+    await judgeAt('2026-06-01T10:21:30Z');
+    await judgeAt('2026-06-01T11:00:00Z');
+    expect(await outcomes(job.id)).toEqual(['10:10 missed', '10:20 missed', '10:30 missed', '10:45 missed']);
+    // A time zone change likewise: 11:00 in UTC, then 12:00 Berlin time (10:00Z) never comes again.
+    clock.set('2026-06-01T11:05:00Z');
+    await service.request('PUT', `/api/jobs/${job.id}`, {
+      name: 'edited',
+      schedule: '0 * * * *',
+      timezone: 'Asia/Kolkata',
+      command: 'true',
+    });
+    await judgeAt('2026-06-01T13:00:00Z');
+    // 11:00Z under */15; then hourly in Kolkata (UTC+05:30): 11:30Z and 12:30Z.
+    expect((await outcomes(job.id)).slice(4)).toEqual(['11:00 missed', '11:30 missed', '12:30 missed']);
+  });
+
+  it('fires and judges a wall time that a spring-forward skips once, right after the jump', async () => {
+    clock.set('2026-03-29T00:50:00Z'); // 01:50 CET in Berlin
+    const job = await createJob({ name: 'spring', schedule: '30 2 * * *', timezone: 'Europe/Berlin' });
+    expect((await service.request('GET', `/api/jobs/${job.id}`)).body.nextRun).toBe(
+      '2026-03-29T01:00:00.000Z',
+    );
+    await tickAt('2026-03-29T01:00:00Z'); // 03:00 CEST: 02:30 never shows
+    await attempts.waitForStarted(1);
+    attempts.finishNext();
+    await service.local.idle();
+    await judgeAt('2026-03-30T01:00:00Z');
+    const slots = await slotsOf(job.id);
+    expect(slots.map((slot) => [slot.scheduledAt, slot.outcome])).toEqual([
+      ['2026-03-30T00:30:00.000Z', 'missed'],
+      ['2026-03-29T01:00:00.000Z', 'ran'],
+    ]);
+  });
+
+  describe('catch-up after downtime', () => {
+    async function downtime(body: Record<string, unknown>, restartAt: string) {
+      const job = await createJob({ schedule: '*/5 * * * *', ...body });
+      await service.stop();
+      clock.set(restartAt);
+      service = await start();
+      return job;
+    }
+
+    it('runs the latest missed slot with policy latest, as the late run of that slot', async () => {
+      const job = await downtime({ name: 'latest', catchUp: { policy: 'latest' } }, '2026-06-01T10:17:00Z');
+      await attempts.waitForStarted(1);
+      attempts.finishNext();
+      await service.local.idle();
+      const [run] = (await service.request('GET', `/api/executions?jobId=${job.id}`)).body;
+      expect(run).toMatchObject({ scheduledAt: '2026-06-01T10:15:00.000Z', trigger: 'catchUp' });
+      await judgeAt('2026-06-01T10:17:00Z');
+      expect(await outcomes(job.id)).toEqual(['10:05 missed', '10:10 missed', '10:15 late']);
+      expect((await slotsOf(job.id))[0]).toMatchObject({ delayMs: 120_000, executionIds: [run.id] });
+      // Missed slots of a job that catches up do not suggest setting a policy.
+      expect((await slotsOf(job.id))[1]!.reason).toBe(
+        'nothing started it: the service was not running, or no process was leading it, at that time',
+      );
+    });
+
+    it('runs the latest maxRuns missed slots one at a time with policy all, and judges each after its run began', async () => {
+      const job = await downtime(
+        { name: 'all', catchUp: { policy: 'all', maxRuns: 2 } },
+        '2026-06-01T10:17:00Z',
+      );
+      await attempts.waitForStarted(1);
+      // The second waits for the first: one run of a job at a time.
+      await judgeAt('2026-06-01T10:17:00Z');
+      expect(await outcomes(job.id)).toEqual(['10:05 missed', '10:10 late']);
+      attempts.finishNext();
+      await attempts.waitForStarted(2);
+      attempts.finishNext();
+      await service.local.idle();
+      await judgeAt('2026-06-01T10:18:00Z');
+      expect(await outcomes(job.id)).toEqual(['10:05 missed', '10:10 late', '10:15 late']);
+      const runs = (await service.request('GET', `/api/executions?jobId=${job.id}`)).body;
+      expect(runs.map((run: { scheduledAt: string }) => run.scheduledAt.slice(11, 16)).sort()).toEqual([
+        '10:10',
+        '10:15',
+      ]);
+    });
+
+    it('catches up only slots within withinSeconds, and counts a run within the grace as ran', async () => {
+      const job = await downtime(
+        { name: 'window', lateAfterSeconds: 300, catchUp: { policy: 'all', withinSeconds: 600 } },
+        '2026-06-01T10:17:00Z',
+      );
+      await attempts.waitForStarted(1);
+      attempts.finishNext();
+      await attempts.waitForStarted(2);
+      attempts.finishNext();
+      await service.local.idle();
+      await judgeAt('2026-06-01T10:20:00Z');
+      // 10:05 is more than 600 s before 10:17; 10:15 started 120 s late, within its 300 s grace.
+      expect(await outcomes(job.id)).toEqual(['10:05 missed', '10:10 late', '10:15 ran']);
+    });
+
+    it('runs nothing with policy none (the default)', async () => {
+      const job = await downtime({ name: 'none' }, '2026-06-01T10:17:00Z');
+      await service.local.tick(clock.now());
+      expect(attempts.started).toEqual([]);
+      await judgeAt('2026-06-01T10:17:00Z');
+      expect(await outcomes(job.id)).toEqual(['10:05 missed', '10:10 missed', '10:15 missed']);
+    });
+
+    it('runs the slots a stalled process passed over with policy all, after the latest', async () => {
+      const job = await createJob({ name: 'stall-all', schedule: '* * * * *', catchUp: { policy: 'all' } });
+      await tickAt('2026-06-01T10:03:10Z');
+      for (let k = 1; k <= 3; k++) {
+        await attempts.waitForStarted(k);
+        attempts.finishNext();
+      }
+      await service.local.idle();
+      const runs = (await service.request('GET', `/api/executions?jobId=${job.id}`)).body.reverse();
+      expect(
+        runs.map(
+          (run: { scheduledAt: string; trigger: string }) =>
+            `${run.scheduledAt.slice(11, 16)} ${run.trigger}`,
+        ),
+      ).toEqual(['10:03 schedule', '10:01 catchUp', '10:02 catchUp']);
+      await judgeAt('2026-06-01T10:05:00Z');
+      expect(await outcomes(job.id)).toEqual(['10:01 late', '10:02 late', '10:03 ran', '10:04 missed']);
+    });
+  });
+});
+
+/** Real commands: what a run's command sees of its slot. */
+describe('CRONDECK_SCHEDULED_TIME', () => {
+  let service: TestService;
+  let clock: ManualClock;
+
+  beforeAll(async () => {
+    clock = new ManualClock('2026-06-01T10:00:30Z');
+    service = await startTestService({ clock });
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  /** Each execution's stdout, oldest first. */
+  async function outputs(jobId: number): Promise<string[]> {
+    await service.local.idle();
+    const listed = (await service.request('GET', `/api/executions?jobId=${jobId}`)).body as { id: number }[];
+    const details = await Promise.all(
+      listed
+        .reverse()
+        .map(async (execution) => (await service.request('GET', `/api/executions/${execution.id}`)).body),
+    );
+    return details.map((detail: { stdout: string }) => detail.stdout);
+  }
+
+  it('is the slot of a scheduled and of a backfilled run, and not set for a run by hand', async () => {
+    const job = (
+      await service.request('POST', '/api/jobs', {
+        name: 'sees-slot',
+        schedule: '*/15 * * * *',
+        command: 'echo "slot=${CRONDECK_SCHEDULED_TIME-unset}"',
+      })
+    ).body;
+    await service.local.tick(clock.set('2026-06-01T10:15:00.020Z'));
+    expect(await outputs(job.id)).toEqual(['slot=2026-06-01T10:15:00.000Z\n']);
+    await service.request('POST', `/api/jobs/${job.id}/run`);
+    await eventually(async () => (await outputs(job.id)).length === 2);
+    expect((await outputs(job.id))[1]).toBe('slot=unset\n');
+    clock.set('2026-06-01T11:00:00Z');
+    const backfill = await service.request('POST', `/api/jobs/${job.id}/backfill`, {
+      from: '2026-06-01T09:00:00Z',
+      to: '2026-06-01T09:30:00Z',
+      concurrency: 3,
+    });
+    expect(backfill).toMatchObject({ status: 202, body: { slots: 3 } });
+    await eventually(async () => (await outputs(job.id)).length === 5);
+    expect((await outputs(job.id)).slice(2).sort()).toEqual([
+      'slot=2026-06-01T09:00:00.000Z\n',
+      'slot=2026-06-01T09:15:00.000Z\n',
+      'slot=2026-06-01T09:30:00.000Z\n',
+    ]);
   });
 });
