@@ -1,5 +1,6 @@
 import type { Execution } from '../domain/execution';
 import type { Job } from '../domain/job';
+import type { RunSlot } from '../domain/slots';
 import type { ExecutionRecorder } from './executionRecorder';
 
 /** A cluster run that ended without its pod's final report, as the controller saw its Job end. */
@@ -15,6 +16,8 @@ export interface UnreportedRun {
   attempt: number;
   /** What Kubernetes said (the Job's condition), for stderr. */
   reason: string;
+  /** The slot the run was for (its Job's annotations); null for a run started by hand. */
+  slot?: RunSlot | null;
 }
 
 /**
@@ -46,6 +49,7 @@ export class ClusterRunRecorder {
         stderr: `[crondeck] the run ended without reporting its outcome: ${run.reason}\n`,
         attempt: run.attempt,
         reportKey: `run:${run.runUid}:unreported`,
+        slot: run.slot ?? null,
       },
       true,
       {
@@ -73,6 +77,8 @@ export class ClusterRunRecorder {
         stderr: 'skipped: the previous run of this job was still in progress\n',
         attempt: 0,
         reportKey: `skip:${cronJobUid}:${fireTime.toISOString()}`,
+        // A slot of the schedule (jobOutcome.ts reads the fire times by it): judged `skipped`.
+        slot: { scheduledAt: fireTime, trigger: 'schedule' },
       },
       true,
     );

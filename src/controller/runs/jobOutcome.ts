@@ -2,7 +2,7 @@ import type { V1CronJob, V1Job, V1JobCondition } from '@kubernetes/client-node';
 import { checkCron, nextFireTime } from '../../domain/cron';
 
 /** Set by the CronJob controller on the Jobs it creates: the fire time the Job is for. */
-const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
+export const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 
 export interface FinishedJob {
   status: 'success' | 'failed' | 'timeout';
