@@ -167,6 +167,15 @@ async function serverDatabase(): Promise<Database> {
   };
 }
 
+/**
+ * A start for the test's clock: `minutes` whole minutes before now, 10 s past the minute. Pods
+ * run in real time, so a clock behind it keeps each run's start after its claim, as in a cluster
+ * (a run's start is its claim's time or later).
+ */
+export function minutesAgo(minutes: number): Date {
+  return new Date((Math.floor(Date.now() / MINUTE) - minutes) * MINUTE + 10_000);
+}
+
 /** The time of the next whole minute after `at`, plus `plusMs`. */
 export function nextMinute(at: Date, plusMs = 0): Date {
   return new Date(Math.floor(at.getTime() / MINUTE) * MINUTE + MINUTE + plusMs);

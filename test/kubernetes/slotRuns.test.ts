@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { BatchV1Api } from '@kubernetes/client-node';
 import { slotRunJob } from '../../src/controller/slotRuns/slotRunJob';
 import { createScheduledJob, NAMESPACE, until } from './cluster';
-import { MINUTE, nextMinute, SlotCluster } from './slotCluster';
+import { MINUTE, minutesAgo, nextMinute, SlotCluster } from './slotCluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -20,7 +20,7 @@ describe('the slot ledger of runs on the emulated cluster', () => {
   let dir: string;
 
   beforeAll(async () => {
-    cluster = await SlotCluster.start(new Date(Math.floor(Date.now() / MINUTE) * MINUTE + 10_000));
+    cluster = await SlotCluster.start(minutesAgo(20));
     dir = mkdtempSync(join(tmpdir(), 'crondeck-slots-'));
   }, 60_000);
   afterAll(async () => {
