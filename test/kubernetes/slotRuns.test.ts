@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchV1Api } from '@kubernetes/client-node';
 import { slotRunJob } from '../../src/controller/slotRuns/slotRunJob';
+import { failPodBeforeStart } from '../support/kube/kubelet';
 import { createScheduledJob, NAMESPACE, until } from './cluster';
 import { MINUTE, minutesAgo, nextMinute, SlotCluster } from './slotCluster';
 
@@ -81,6 +82,38 @@ describe('the slot ledger of runs on the emulated cluster', () => {
     },
     60_000,
   );
+
+  it('records a run whose pod never reported with the slot its Job was for', async () => {
+    await createScheduledJob(cluster.kc, 'unstarted', {
+      schedule: '* * * * *',
+      timeZone: 'UTC',
+      command: 'true',
+      lateAfterSeconds: GRACE_S,
+    });
+    const jobId = await cluster.jobIdOf('unstarted');
+    const { slot, job } = fireNext('unstarted');
+    cluster.emu.syncJob(NAMESPACE, job.metadata.name);
+    const pod = cluster.emu
+      .objects('pods', NAMESPACE)
+      .find((p) => p.metadata.ownerReferences?.[0]?.uid === job.metadata.uid)!;
+    await failPodBeforeStart(cluster.emu, NAMESPACE, pod.metadata.name);
+    cluster.emu.syncJob(NAMESPACE, job.metadata.name);
+
+    const recorded = (await cluster.waitForExecutions(jobId, 1))[0]!;
+    expect(recorded).toMatchObject({
+      status: 'failed',
+      exitCode: -1,
+      scheduledAt: slot.toISOString(),
+      trigger: 'schedule',
+    });
+    expect(await cluster.judgedSlots(jobId, afterGrace(slot))).toEqual([
+      expect.objectContaining({
+        scheduledAt: slot.toISOString(),
+        outcome: 'ran',
+        executionIds: [recorded.id],
+      }),
+    ]);
+  }, 60_000);
 
   /** A second Job for the slot of `first`, as a catch-up racing the CronJob's own Job would make it. */
   async function secondJobFor(name: string, slot: Date): Promise<Obj> {
