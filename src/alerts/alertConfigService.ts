@@ -2,8 +2,15 @@ import type { Pool } from 'pg';
 import type { AlertConfig } from '../domain/alertConfig';
 import { invalid, notFound } from '../domain/errors';
 import { withTransaction } from '../store/database';
-import { findJobByName } from '../store/jobs';
-import { clearAlertConfig, deleteAlertConfig, readJobAlertConfig, saveAlertConfig } from '../store/alerts';
+import { findJob, findJobByName } from '../store/jobs';
+import {
+  type AlertHistoryEntry,
+  clearAlertConfig,
+  deleteAlertConfig,
+  listJobAlerts,
+  readJobAlertConfig,
+  saveAlertConfig,
+} from '../store/alerts';
 import type { WebhookAddressPolicy } from './addressPolicy';
 import type { AlertsApi } from './routes';
 
@@ -34,6 +41,11 @@ export class AlertConfigService implements AlertsApi {
 
   async remove(jobId: number): Promise<void> {
     if (!(await clearAlertConfig(this.pool, jobId))) throw notFound(`job ${jobId} not found`);
+  }
+
+  async history(jobId: number, limit: number): Promise<AlertHistoryEntry[]> {
+    if (!(await findJob(this.pool, jobId))) throw notFound(`job ${jobId} not found`);
+    return listJobAlerts(this.pool, jobId, limit);
   }
 
   /**

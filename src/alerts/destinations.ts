@@ -1,5 +1,5 @@
 import type { AlertConfig } from '../domain/alertConfig';
-import type { AlertEvent } from '../domain/execution';
+import type { DestinationEvent } from '../domain/alertEvents';
 
 export interface AlertDestinations {
   /** Webhook URLs, each once. */
@@ -12,7 +12,7 @@ export interface AlertDestinations {
  * Which destinations hear about an event: those whose `events` list contains it (spec section 6).
  * A URL or address named by two matching entries still gets one alert.
  */
-export function destinationsFor(config: AlertConfig, event: AlertEvent): AlertDestinations {
+export function destinationsFor(config: AlertConfig, event: DestinationEvent): AlertDestinations {
   const webhooks = new Set<string>();
   for (const webhook of config.webhooks) if (webhook.events.includes(event)) webhooks.add(webhook.url);
 

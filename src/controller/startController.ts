@@ -68,6 +68,7 @@ export async function startController(options: {
     smtp: env.smtp,
     webhookDenyCidrs: env.webhookDenyCidrs,
     retentionDays: env.retentionDays,
+    defaultTimeZone: env.defaultTimeZone,
   });
   const manager = new ControllerManager({
     kubeConfig: options.kubeConfig,

@@ -10,6 +10,7 @@ import { spreadHotRowsSchema } from './009_spread_hot_rows';
 import { jobDefinitionsVersionSchema } from './010_job_definitions_version';
 import { claimClusterRunsSchema } from './011_claim_cluster_runs';
 import { jobScopedReportsSchema } from './012_job_scoped_reports';
+import { alertPolicySchema } from './014_alert_policy';
 
 export interface Migration {
   version: number;
@@ -34,4 +35,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'job definitions version', sql: jobDefinitionsVersionSchema },
   { version: 11, name: 'claim cluster runs', sql: claimClusterRunsSchema },
   { version: 12, name: 'job scoped reports', sql: jobScopedReportsSchema },
+  // 013 is taken by the service processes of the local runtime (branch machine).
+  { version: 14, name: 'alert policy', sql: alertPolicySchema },
 ];
