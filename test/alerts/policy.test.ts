@@ -185,13 +185,17 @@ describe('alert policy (local runtime)', () => {
     ]);
   });
 
-  it('mutes alerts during a maintenance window and shows them in the history', async () => {
+  it('mutes alerts during a maintenance window across midnight on a DST night, and shows them', async () => {
+    // 23:30 to 01:30 in Berlin on the night the clocks spring forward (22:30 to 00:30 UTC).
     const id = await createJob('nightly', {
       webhooks: [{ url: `${receiver.url}/hook`, events: ['failed', 'success'] }],
-      policy: { maintenance: [{ schedule: '0 12 * * *', durationSeconds: 3600, timezone: 'UTC' }] },
+      policy: {
+        maintenance: [{ schedule: '30 23 * * *', durationSeconds: 7200, timezone: 'Europe/Berlin' }],
+      },
     });
-    clock.set('2026-03-10T12:30:00Z');
+    clock.set('2026-03-28T23:15:00Z');
     await runOnce(id, 'nightly', FAIL);
+    clock.set('2026-03-29T00:29:00Z');
     await runOnce(id, 'nightly', PASS);
     expect(received()).toEqual([]);
     const muted = await history(id);
@@ -200,12 +204,12 @@ describe('alert policy (local runtime)', () => {
       ['failed', 'muted'],
     ]);
     expect(muted[0]!.note).toBe(
-      'muted: maintenance window "0 12 * * *" (UTC), 2026-03-10T12:00:00.000Z to 2026-03-10T13:00:00.000Z',
+      'muted: maintenance window "30 23 * * *" (Europe/Berlin), 2026-03-28T22:30:00.000Z to 2026-03-29T00:30:00.000Z',
     );
     // The runs were recorded and counted all the same.
     expect((await service.request('GET', `/api/executions?jobId=${id}`)).body).toHaveLength(2);
 
-    clock.set('2026-03-10T13:00:00Z');
+    clock.set('2026-03-29T00:30:00Z');
     await runOnce(id, 'nightly', FAIL);
     expect(received().map((body) => body.event)).toEqual(['failed']);
   });
