@@ -25,14 +25,18 @@ const seconds = (min: number, max: number) =>
  * in `timezone`, daylight saving handled as the scheduler does) and lasts `durationSeconds`.
  * Without a time zone the job's own applies.
  */
-export const maintenanceWindowSchema = z.strictObject(
-  {
-    schedule: scheduleSchema,
-    durationSeconds: seconds(60, 7 * DAY_SECONDS),
-    timezone: timeZoneSchema.optional(),
-  },
-  { error: strictObjectError('must be an object { schedule, durationSeconds, timezone }') },
-);
+export const maintenanceWindowSchema = z
+  .strictObject(
+    {
+      schedule: scheduleSchema.describe('Cron expression whose fire times open the window.'),
+      durationSeconds: seconds(60, 7 * DAY_SECONDS).describe('How long the window stays open, in seconds.'),
+      timezone: timeZoneSchema
+        .optional()
+        .describe('IANA time zone the schedule is read in. Default: the job’s time zone.'),
+    },
+    { error: strictObjectError('must be an object { schedule, durationSeconds, timezone }') },
+  )
+  .describe('A window during which alerts are muted; runs are still recorded.');
 
 export type MaintenanceWindow = z.output<typeof maintenanceWindowSchema>;
 
@@ -43,24 +47,36 @@ export type MaintenanceWindow = z.output<typeof maintenanceWindowSchema>;
 export const alertPolicySchema = z
   .strictObject(
     {
-      /** failed/timeout alerts only from the Nth consecutive failed run on. */
-      afterConsecutiveFailures: count('failed runs').optional(),
-      /** `recovered` on the first success after an alerted failure. */
-      recovery: z.boolean({ error: 'must be true or false' }).optional(),
-      /** While the job keeps failing, the failure alert again at most once per interval. */
-      repeatEverySeconds: seconds(60, 30 * DAY_SECONDS).optional(),
+      afterConsecutiveFailures: count('failed runs')
+        .optional()
+        .describe('Send failed/timeout alerts only from the Nth failed run in a row on.'),
+      recovery: z
+        .boolean({ error: 'must be true or false' })
+        .optional()
+        .describe('Send "recovered" on the first success after an alerted failure.'),
+      repeatEverySeconds: seconds(60, 30 * DAY_SECONDS)
+        .optional()
+        .describe(
+          'While the job keeps failing, send its failure alert again at most once per this many seconds.',
+        ),
       maintenance: z
         .array(maintenanceWindowSchema, {
           error: 'must be an array of { schedule, durationSeconds, timezone }',
         })
         .max(MAX_MAINTENANCE_WINDOWS, { error: `must have at most ${MAX_MAINTENANCE_WINDOWS} windows` })
-        .optional(),
-      /** `overrun` once per run still going after this long. */
-      maxDurationSeconds: seconds(1, 30 * DAY_SECONDS).optional(),
-      /** `tooFast` for a success shorter than this. */
-      minDurationSeconds: seconds(1, DAY_SECONDS).optional(),
-      /** The job is suspended after this many consecutive failed runs. */
-      suspendAfterFailures: count('failed runs').optional(),
+        .optional()
+        .describe('Windows that mute alerts; runs are still recorded and counted.'),
+      maxDurationSeconds: seconds(1, 30 * DAY_SECONDS)
+        .optional()
+        .describe('Send "overrun" once per run still going after this many seconds.'),
+      minDurationSeconds: seconds(1, DAY_SECONDS)
+        .optional()
+        .describe('Send "tooFast" for a success shorter than this many seconds.'),
+      suspendAfterFailures: count('failed runs')
+        .optional()
+        .describe(
+          'Suspend the job after this many failed runs in a row, until someone switches it on or runs it.',
+        ),
     },
     {
       error: strictObjectError(
@@ -75,7 +91,8 @@ export const alertPolicySchema = z
       policy.maxDurationSeconds === undefined ||
       policy.minDurationSeconds < policy.maxDurationSeconds,
     { path: ['minDurationSeconds'], error: 'must be less than maxDurationSeconds' },
-  );
+  )
+  .describe('When the job’s alerts are sent, and what else is watched (docs/alerts.md).');
 
 export type AlertPolicy = z.output<typeof alertPolicySchema>;
 

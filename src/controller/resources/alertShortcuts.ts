@@ -5,8 +5,9 @@ import type { AlertConfigSpec } from './alertConfig';
 import type { ScheduledJobSpec } from './scheduledJob';
 
 /**
- * The alert configuration that a ScheduledJob's shortcut fields declare (onFailure...), or null
- * when it has none: the same meaning as the config file's on_failure... (spec section 6).
+ * The alert configuration that a ScheduledJob's shortcut fields declare (onFailure...) and its
+ * `alertPolicy`, or null when it has none: the same meaning as the config file's on_failure... (spec
+ * section 6) and alert_policy.
  */
 export function alertConfigOfShortcuts(spec: ScheduledJobSpec): AlertConfig | null {
   return alertConfigFromShortcuts({
@@ -16,6 +17,7 @@ export function alertConfigOfShortcuts(spec: ScheduledJobSpec): AlertConfig | nu
     on_failure_email: spec.onFailureEmail,
     on_success_email: spec.onSuccessEmail,
     on_complete_email: spec.onCompleteEmail,
+    alert_policy: spec.alertPolicy,
   });
 }
 
@@ -42,7 +44,7 @@ export function alertConfigOfResource(
     }
     return { url, events: webhook.events };
   });
-  const parsed = alertConfigSchema.safeParse({ webhooks, emails: spec.emails ?? [] });
+  const parsed = alertConfigSchema.safeParse({ webhooks, emails: spec.emails ?? [], policy: spec.policy });
   if (!parsed.success) throw new Error(describeZodError(parsed.error));
   return parsed.data;
 }
