@@ -7,7 +7,7 @@ import { lastCodePoints } from '../domain/codePoints';
 export const OUTPUT_TAIL_CHARACTERS = 500;
 
 /** The execution an alert is about, as the spec's generic payload has it. */
-export interface ExecutionSnapshot {
+interface ExecutionSnapshot {
   id: number;
   status: string;
   exitCode: number;
@@ -20,7 +20,7 @@ export interface ExecutionSnapshot {
 }
 
 /** A run still going past the job's `maxDurationSeconds` (the `overrun` event). */
-export interface RunningSnapshot {
+interface RunningSnapshot {
   startedAt: string;
   runningForMs: number;
   maxDurationSeconds: number;

@@ -3,7 +3,7 @@ import { scheduleSchema, timeZoneSchema } from './job';
 import { strictObjectError } from './zodErrors';
 
 const DAY_SECONDS = 86_400;
-export const MAX_MAINTENANCE_WINDOWS = 20;
+const MAX_MAINTENANCE_WINDOWS = 20;
 const MAX_FAILURE_COUNT = 1000;
 
 const count = (what: string) =>
@@ -25,7 +25,7 @@ const seconds = (min: number, max: number) =>
  * in `timezone`, daylight saving handled as the scheduler does) and lasts `durationSeconds`.
  * Without a time zone the job's own applies.
  */
-export const maintenanceWindowSchema = z
+const maintenanceWindowSchema = z
   .strictObject(
     {
       schedule: scheduleSchema.describe('Cron expression whose fire times open the window.'),

@@ -421,7 +421,7 @@ export async function claimOverrun(tx: Queryable, jobId: number, subject: string
   return (rowCount ?? 0) > 0;
 }
 
-export type AlertState = NewAlertState | 'delivered' | 'failed';
+type AlertState = NewAlertState | 'delivered' | 'failed';
 
 /** One alert of a job's history, as `GET /api/jobs/:id/alerts/history` shows it. */
 export interface AlertHistoryEntry {

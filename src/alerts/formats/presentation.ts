@@ -18,7 +18,7 @@ export function toneOf(snapshot: AlertSnapshot): Tone {
   }
 }
 
-export function succeeded(snapshot: AlertSnapshot): boolean {
+function succeeded(snapshot: AlertSnapshot): boolean {
   return toneOf(snapshot) === 'good';
 }
 
