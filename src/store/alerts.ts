@@ -369,7 +369,8 @@ export interface OverrunningAttempt {
 
 /**
  * Runs of this process's runtime (their attempts' rows say `running`) that have gone on past their
- * job's `maxDurationSeconds` at `now`, and whose overrun was not raised yet. A run began with its
+ * job's `maxDurationSeconds` at `now`, and whose overrun (`overrun:execution:<first attempt>`) was
+ * not raised yet. A run began with its
  * attempt 0: a retry's run is the latest attempt 0 of its job before it (one run at a time).
  */
 export async function findOverrunningAttempts(db: Queryable, now: Date): Promise<OverrunningAttempt[]> {
@@ -394,7 +395,7 @@ export async function findOverrunningAttempts(db: Queryable, now: Date): Promise
         WHERE e.status = 'running'
           AND coalesce(first.started_at, e.started_at)
               + (c.policy->>'maxDurationSeconds')::int * interval '1 second' <= $1
-          AND s.overrun_subject IS DISTINCT FROM 'execution:' || coalesce(first.id, e.id)`,
+          AND s.overrun_subject IS DISTINCT FROM 'overrun:execution:' || coalesce(first.id, e.id)`,
       [now],
     ),
   );

@@ -38,20 +38,20 @@ export class OverrunAlerts {
   ) {}
 
   /**
-   * Raises the run's overrun if its time has come. Answers how long until it comes (the caller
-   * looks again then), or null when there is nothing to wait for: raised now or before, or the
-   * job has no `maxDurationSeconds`.
+   * Raises the run's overrun if its time has come (`raised`: by this call). `dueInMs` says how long
+   * until it comes (the caller looks again then), or is null when there is nothing to wait for:
+   * raised now or before, or the job has no `maxDurationSeconds`.
    */
-  async raiseIfDue(run: RunInProgress): Promise<{ dueInMs: number | null }> {
+  async raiseIfDue(run: RunInProgress): Promise<{ dueInMs: number | null; raised: boolean }> {
     const maxSeconds = (await findAlertConfigs(this.deps.pool, [run.jobId])).get(run.jobId)?.policy
       ?.maxDurationSeconds;
-    if (maxSeconds === undefined) return { dueInMs: null };
+    if (maxSeconds === undefined) return { dueInMs: null, raised: false };
     const dueAt = run.startedAt.getTime() + maxSeconds * 1000;
     const wait = dueAt - this.deps.clock.now().getTime();
-    if (wait > 0) return { dueInMs: wait };
-    const queued = await withTransaction(this.deps.pool, (tx) => this.raise(tx, run));
-    if (queued) this.deps.afterQueued?.();
-    return { dueInMs: null };
+    if (wait > 0) return { dueInMs: wait, raised: false };
+    const outcome = await withTransaction(this.deps.pool, (tx) => this.raise(tx, run));
+    if (outcome === 'queued') this.deps.afterQueued?.();
+    return { dueInMs: null, raised: outcome !== 'taken before' };
   }
 
   /** Raises every overrun due among the runs of this process's runtime (rows of running attempts). */
@@ -59,26 +59,29 @@ export class OverrunAlerts {
     const due = await findOverrunningAttempts(this.deps.pool, this.deps.clock.now());
     let raised = 0;
     for (const attempt of due) {
-      const { dueInMs } = await this.raiseIfDue({
+      const { raised: now } = await this.raiseIfDue({
         jobId: attempt.jobId,
         runKey: `execution:${attempt.runExecutionId}`,
         startedAt: attempt.runStartedAt,
         executionId: attempt.executionId,
         attempt: attempt.attempt,
       });
-      if (dueInMs === null) raised++;
+      if (now) raised++;
     }
     return raised;
   }
 
-  /** Queues the run's overrun alerts unless a transaction did before; true when one is pending now. */
-  private async raise(tx: PoolClient, run: RunInProgress): Promise<boolean> {
+  /**
+   * Queues the run's overrun alerts unless a transaction did before: `queued` when one of them is
+   * to be sent, `held` when all were muted (or no destination listens).
+   */
+  private async raise(tx: PoolClient, run: RunInProgress): Promise<'queued' | 'held' | 'taken before'> {
     const subject = `overrun:${run.runKey}`;
-    if (!(await claimOverrun(tx, run.jobId, subject))) return false;
+    if (!(await claimOverrun(tx, run.jobId, subject))) return 'taken before';
     const job = await findJob(tx, run.jobId);
     const config = (await findAlertConfigs(tx, [run.jobId])).get(run.jobId);
     const maxDurationSeconds = config?.policy?.maxDurationSeconds;
-    if (!job || !config || maxDurationSeconds === undefined) return false;
+    if (!job || !config || maxDurationSeconds === undefined) return 'held';
     const now = this.deps.clock.now();
     const open = openMaintenanceWindow(
       config.policy?.maintenance,
@@ -108,7 +111,7 @@ export class OverrunAlerts {
       createdAt: now,
     });
     await enqueueAlerts(tx, rows);
-    return rows.some((row) => row.state === 'pending');
+    return rows.some((row) => row.state === 'pending') ? 'queued' : 'held';
   }
 }
 
