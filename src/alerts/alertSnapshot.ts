@@ -30,7 +30,7 @@ interface RunningSnapshot {
 }
 
 /**
- * What the alert policy adds to a payload (docs/alerts.md): only ever added, never a spec field
+ * What the alert policy adds to a payload (docs/alert-policy.md): only ever added, never a spec field
  * changed, and absent for a job without a policy.
  */
 export interface PolicyFacts {

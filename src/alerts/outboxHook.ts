@@ -64,7 +64,7 @@ export function outboxRows(logger: Logger, emailEnabled: boolean) {
  * the executions or not at all, so a crash can lose neither one without the other. Only a run's
  * final attempt alerts (DESIGN.md), and a skipped fire time never does. However many executions the
  * transaction records, their jobs' configurations are read in one query and their alerts queued in
- * one insert. Jobs with an alert policy (docs/alerts.md) take a few statements more, for all of
+ * one insert. Jobs with an alert policy (docs/alert-policy.md) take a few statements more, for all of
  * them together: their states, and the jobs the policy suspends.
  */
 export function outboxHook(options: {

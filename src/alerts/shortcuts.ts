@@ -39,7 +39,7 @@ const addressListSchema = z
       .transform((addresses) => [...new Set(addresses)]),
   );
 
-/** The key of a config-file entry that holds the job's alert policy (docs/alerts.md), beside the shortcuts. */
+/** The key of a config-file entry that holds the job's alert policy (docs/alert-policy.md), beside the shortcuts. */
 export const ALERT_POLICY_KEY = 'alert_policy';
 
 /**

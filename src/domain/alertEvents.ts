@@ -1,7 +1,7 @@
 import { ALERT_EVENTS } from './execution';
 
 /**
- * Events that an alert policy raises (docs/alerts.md). A destination hears of one only when its
+ * Events that an alert policy raises (docs/alert-policy.md). A destination hears of one only when its
  * `events` list names it, so a configuration written for the spec's three events sends what it did.
  */
 const POLICY_EVENTS = ['recovered', 'overrun', 'tooFast', 'suspended'] as const;

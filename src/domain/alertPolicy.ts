@@ -41,7 +41,7 @@ const maintenanceWindowSchema = z
 export type MaintenanceWindow = z.output<typeof maintenanceWindowSchema>;
 
 /**
- * When a job's alerts are sent (docs/alerts.md). Every key is optional; a policy with none is no
+ * When a job's alerts are sent (docs/alert-policy.md). Every key is optional; a policy with none is no
  * policy. Counts are of runs: a run is its final attempt, retries are not failures of their own.
  */
 export const alertPolicySchema = z
@@ -92,7 +92,7 @@ export const alertPolicySchema = z
       policy.minDurationSeconds < policy.maxDurationSeconds,
     { path: ['minDurationSeconds'], error: 'must be less than maxDurationSeconds' },
   )
-  .describe('When the job’s alerts are sent, and what else is watched (docs/alerts.md).');
+  .describe('When the job’s alerts are sent, and what else is watched (docs/alert-policy.md).');
 
 export type AlertPolicy = z.output<typeof alertPolicySchema>;
 

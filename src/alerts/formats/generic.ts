@@ -2,7 +2,7 @@ import type { AlertSnapshot } from '../alertSnapshot';
 
 /**
  * The raw JSON payload of spec section 6, field by field in the spec's order: `event`, `job`,
- * `execution` and `timestamp`. The alert policy's facts (docs/alerts.md) follow, each only when it
+ * `execution` and `timestamp`. The alert policy's facts (docs/alert-policy.md) follow, each only when it
  * has something to say, so an alert without a policy is exactly the spec's payload. An event that
  * is not about a finished execution (an overrun) has no `execution`.
  */

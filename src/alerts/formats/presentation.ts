@@ -105,7 +105,7 @@ export function runFacts(snapshot: AlertSnapshot): Fact[] {
   ];
 }
 
-/** What the alert policy adds (docs/alerts.md); nothing for an alert without a policy. */
+/** What the alert policy adds (docs/alert-policy.md); nothing for an alert without a policy. */
 export function policyFacts(snapshot: AlertSnapshot): Fact[] {
   const facts: Fact[] = [];
   const failures = snapshot.consecutiveFailures;

@@ -36,7 +36,7 @@ export interface RunContext {
 }
 
 /**
- * What a job's policy makes of one finished run (docs/alerts.md), and its state after it. Pure:
+ * What a job's policy makes of one finished run (docs/alert-policy.md), and its state after it. Pure:
  * the recorder's transaction reads the state, calls this for each run in the order they ended, and
  * writes the last state and the alerts back with the runs.
  *

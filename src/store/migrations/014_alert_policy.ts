@@ -1,5 +1,5 @@
 /**
- * Alert policies (docs/alerts.md): when a job's alerts are sent, and what they raise besides the
+ * Alert policies (docs/alert-policy.md): when a job's alerts are sent, and what they raise besides the
  * spec's three events.
  *
  * - `alert_configs.policy`: the job's policy, null for none (alerts as the spec says).

@@ -1,6 +1,6 @@
 // A job's alert destinations: webhooks and e-mails, each with the events it wants, and its policy.
 // Contract: GET/PUT/DELETE /api/jobs/:id/alerts with { webhooks: [{ url, events }], emails: [{ to, events }] }
-// and an optional { policy } (docs/alerts.md).
+// and an optional { policy } (docs/alert-policy.md).
 
 import { api } from './api.js';
 import { field, h, replaceChildren, setFieldError, uid } from './dom.js';

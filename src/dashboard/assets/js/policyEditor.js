@@ -1,5 +1,5 @@
 // The alert policy part of the alert editor: when a job's alerts are sent, and what else is watched.
-// Contract: the optional `policy` of PUT /api/jobs/:id/alerts (docs/alerts.md). Every field is
+// Contract: the optional `policy` of PUT /api/jobs/:id/alerts (docs/alert-policy.md). Every field is
 // optional; an editor left empty sends no policy at all, so the configuration stays the spec's.
 
 import { field, h, setFieldError } from './dom.js';
