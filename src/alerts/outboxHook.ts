@@ -6,8 +6,7 @@ import type { Logger } from '../logging/logger';
 import type { ExecutionFinishedHook, RecordedExecution } from '../scheduling/executionRecorder';
 import { enqueueAlerts, findAlertConfigs, type NewOutboxAlert } from '../store/alerts';
 import { RECIPIENT_SEPARATOR } from './alertDelivery';
-import type { AlertSnapshot } from './alertSnapshot';
-import { snapshotOf } from './alertSnapshot';
+import { type AlertSnapshot, snapshotOf } from './alertSnapshot';
 import { destinationsFor } from './destinations';
 import { applyPolicies } from './policy/applyPolicies';
 

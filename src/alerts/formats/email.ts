@@ -62,8 +62,10 @@ function rowsOf(snapshot: AlertSnapshot): [string, string][] {
       if (run.attempt !== undefined) rows.push(['Attempt', String(run.attempt)]);
     }
   }
-  for (const fact of policyFacts(snapshot))
+  for (const fact of policyFacts(snapshot)) {
+    // An overrun's start is the "Started" row above already.
     if (fact.label !== 'Running since') rows.push([fact.label, fact.value]);
+  }
   return rows;
 }
 
