@@ -2,10 +2,11 @@ import type { ObjectCache, V1CronJob, V1Job } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
 import type { Clock } from '../../domain/clock';
 import type { Logger } from '../../logging/logger';
+import type { RunInProgress } from '../../alerts/policy/overruns';
 import type { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
 import { findJob } from '../../store/jobs';
 import { JOB_ID_LABEL, type ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
-import { finishedJob, jobNameForFireTime, skippedFireTimes } from './jobOutcome';
+import { finishedJob, jobNameForFireTime, runStartedAt, skippedFireTimes } from './jobOutcome';
 
 export interface RunReconcilerDeps {
   pool: Pool;
@@ -15,6 +16,8 @@ export interface RunReconcilerDeps {
   logger: Logger;
   /** How long after a Job ends its pod's final report may still arrive (it retries with backoff). */
   reportGraceMs?: number;
+  /** The alert policy's `overrun` (runs still going past the job's `maxDurationSeconds`). */
+  overruns?: { raiseIfDue(run: RunInProgress): Promise<{ dueInMs: number | null }> };
 }
 
 /**
@@ -24,6 +27,8 @@ export interface RunReconcilerDeps {
  *   report has had time to arrive;
  * - fire times the CronJob controller skipped while the Job was active are recorded as `skipped`.
  * Both are keyed (by the Job's and the CronJob's UIDs), so any number of passes records each once.
+ * While a Job runs, it is the run whose `overrun` the alert policy raises once it has gone on past
+ * the job's `maxDurationSeconds` (keyed by the Job's UID too, so a restart never raises it twice).
  */
 export class RunReconciler {
   /** Jobs whose outcome is settled in the database: later passes (resyncs) skip them. */
@@ -54,7 +59,7 @@ export class RunReconciler {
       this.seen.add(uid);
     }
     const finished = finishedJob(kubeJob);
-    if (!finished) return {};
+    if (!finished) return this.watchOverrun(jobId, kubeJob, uid);
     const job = await findJob(this.deps.pool, jobId);
     if (!job) return {};
     const now = this.deps.clock.now();
@@ -93,5 +98,13 @@ export class RunReconciler {
       });
     }
     return {};
+  }
+
+  /** Raises the run's overrun when its time has come, else comes back when it will have. */
+  private async watchOverrun(jobId: number, kubeJob: V1Job, uid: string): Promise<ReconcileResult> {
+    const startedAt = runStartedAt(kubeJob);
+    if (!this.deps.overruns || !startedAt) return {};
+    const { dueInMs } = await this.deps.overruns.raiseIfDue({ jobId, runKey: `run:${uid}`, startedAt });
+    return dueInMs === null ? {} : { requeueAfterMs: dueInMs };
   }
 }
