@@ -93,6 +93,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
     defaultTimeZone: env.defaultTimeZone,
     runtime: env.runtime,
+    // Missed and late slots alert with their judgement, through the same outbox.
+    onJudged: alerting.slotsHook,
   });
   const created = createRuntime(
     env.runtime,

@@ -22,10 +22,10 @@ import { planCursor } from './slotPlan';
  * that what it writes (alerts of missed and late slots) commits with them. It may return what to
  * do once that transaction has committed.
  */
-type SlotsJudgedHook = (tx: Queryable, judged: JudgedSlotOfJob[]) => Promise<(() => void) | void>;
+export type SlotsJudgedHook = (tx: Queryable, judged: JudgedSlotOfJob[]) => Promise<(() => void) | void>;
 
 /** A judged slot with the name of its job (for alerts and logs). */
-interface JudgedSlotOfJob extends JudgedSlot {
+export interface JudgedSlotOfJob extends JudgedSlot {
   jobName: string;
 }
 

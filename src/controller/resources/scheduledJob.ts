@@ -181,6 +181,8 @@ export const scheduledJobSpecSchema = z
     onFailureEmail: emailShortcut('failure (failed, timeout)'),
     onSuccessEmail: emailShortcut('success'),
     onCompleteEmail: emailShortcut('every outcome (success, failed, timeout)'),
+    onMissed: webhookShortcut('a missed slot (a fire time nothing ran for)'),
+    onMissedEmail: emailShortcut('a missed slot (a fire time nothing ran for)'),
     alertPolicy: alertPolicySchema.optional(),
   })
   .describe('Desired state of the job.');
