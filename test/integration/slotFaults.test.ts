@@ -186,3 +186,84 @@ describe('a fail-over gap between two services on one PostgreSQL', () => {
     expect(slot).toMatchObject({ scheduledAt: '2026-06-01T10:01:00.000Z', outcome: 'ran', delayMs: 1250 });
   });
 });
+
+/** What arrives late, and what is pruned. */
+describe('the slot ledger over time', () => {
+  let clock: ManualClock;
+  let service: TestService;
+
+  beforeAll(async () => {
+    clock = new ManualClock('2026-06-01T10:00:30Z');
+    service = await startTestService({ clock });
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('turns a slot judged missed late when a run for it is recorded after all (a very late cluster Job)', async () => {
+    const job = (
+      await service.request('POST', '/api/jobs', {
+        name: 'late-report',
+        schedule: '*/5 * * * *',
+        command: 'true',
+      })
+    ).body;
+    await service.local.judgeSlots(clock.set('2026-06-01T10:06:30Z'));
+    const slotsOf = async () => (await service.request('GET', `/api/jobs/${job.id}/slots`)).body;
+    expect(await slotsOf()).toMatchObject([{ scheduledAt: '2026-06-01T10:05:00.000Z', outcome: 'missed' }]);
+    const stored = (await service.request('GET', `/api/jobs/${job.id}`)).body;
+    const at = (time: string) => new Date(time);
+    const recorded = await service.recorder.recordFinished(
+      { ...stored, createdAt: at(stored.createdAt), updatedAt: at(stored.updatedAt) },
+      {
+        status: 'success',
+        startedAt: at('2026-06-01T10:09:00Z'),
+        finishedAt: at('2026-06-01T10:09:05Z'),
+        exitCode: 0,
+        stdout: '',
+        stderr: '',
+        attempt: 0,
+        reportKey: 'pod:very-late:0',
+        slot: { scheduledAt: at('2026-06-01T10:05:00Z'), trigger: 'schedule' },
+      },
+      true,
+    );
+    expect(await slotsOf()).toEqual([
+      {
+        scheduledAt: '2026-06-01T10:05:00.000Z',
+        outcome: 'late',
+        executionIds: [recorded!.id],
+        startedAt: '2026-06-01T10:09:00.000Z',
+        delayMs: 240_000,
+        reason: 'judged missed, then a run for it started late',
+      },
+    ]);
+    expect((await service.request('GET', `/api/jobs/${job.id}`)).body.lastSlot).toEqual({
+      scheduledAt: '2026-06-01T10:05:00.000Z',
+      outcome: 'late',
+    });
+    // The counter keeps the outcome first given.
+    expect((await service.request('GET', '/metrics')).text).toContain(
+      'service_slots_total{outcome="missed"} 1',
+    );
+  });
+
+  it('prunes the ledger with the executions’ retention, and keeps its counters', async () => {
+    const job = (
+      await service.request('POST', '/api/jobs', { name: 'pruned', schedule: '0 * * * *', command: 'true' })
+    ).body;
+    await service.local.judgeSlots(clock.set('2026-06-01T14:30:00Z'));
+    const before = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body;
+    expect(before.length).toBeGreaterThanOrEqual(3);
+    const { pruneHistory } = await import('../../src/scheduling/retention');
+    await pruneHistory(service.db.pool, { now: () => new Date('2026-08-30T13:30:00Z') }, 90);
+    // 90 days before 13:30 on 30 August is 13:30 on 1 June: the slots of 11:00 to 13:00 go.
+    const after = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body;
+    expect(after.map((slot: { scheduledAt: string }) => slot.scheduledAt)).toEqual([
+      '2026-06-01T14:00:00.000Z',
+    ]);
+    expect((await service.request('GET', '/metrics')).text).toMatch(
+      /service_slots_total\{outcome="missed"\} [1-9]/,
+    );
+  });
+});
