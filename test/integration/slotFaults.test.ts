@@ -1,4 +1,5 @@
 import { createLogger } from '../../src/logging/logger';
+import { pruneHistory } from '../../src/scheduling/retention';
 import { SlotJudge } from '../../src/scheduling/slotJudge';
 import type { Database } from '../../src/store/database';
 import { SLOT_EVIDENCE_LOCK_KEY } from '../../src/store/migrations/017_slot_ledger';
@@ -255,7 +256,6 @@ describe('the slot ledger over time', () => {
     await service.local.judgeSlots(clock.set('2026-06-01T14:30:00Z'));
     const before = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body;
     expect(before.length).toBeGreaterThanOrEqual(3);
-    const { pruneHistory } = await import('../../src/scheduling/retention');
     await pruneHistory(service.db.pool, { now: () => new Date('2026-08-30T13:30:00Z') }, 90);
     // 90 days before 13:30 on 30 August is 13:30 on 1 June: the slots of 11:00 to 13:00 go.
     const after = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body;
