@@ -90,7 +90,10 @@ CREATE TABLE slot_holds (
 CREATE INDEX slot_holds_job ON slot_holds (job_id, from_at);
 CREATE UNIQUE INDEX slot_holds_open ON slot_holds (coalesce(job_id, 0), kind) WHERE until_at IS NULL;
 INSERT INTO slot_holds (job_id, kind, from_at, reason)
-  SELECT id, 'suspended', now(), 'the job was disabled at that time' FROM jobs WHERE NOT enabled;
+  SELECT id, 'suspended', now(),
+    CASE WHEN enabled THEN 'the job was suspended by its alert policy: ' || suspended_reason
+         ELSE 'the job was disabled at that time' END
+  FROM jobs WHERE NOT enabled OR suspended_reason IS NOT NULL;
 INSERT INTO slot_holds (job_id, kind, from_at, until_at, reason)
   SELECT NULL, 'paused', now(), paused_until, 'the scheduler was paused at that time'
   FROM scheduler_state WHERE paused AND (paused_until IS NULL OR paused_until > now());
