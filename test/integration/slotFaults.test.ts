@@ -1,6 +1,8 @@
 import { createLogger } from '../../src/logging/logger';
 import { pruneHistory } from '../../src/scheduling/retention';
+import { AdvisoryLockLeadership } from '../../src/runtime/local/leadership';
 import { SlotJudge } from '../../src/scheduling/slotJudge';
+import { SLOT_JUDGE_LOCK_KEY, SlotJudgeLoop } from '../../src/scheduling/slotJudgeLoop';
 import type { Database } from '../../src/store/database';
 import { SLOT_EVIDENCE_LOCK_KEY } from '../../src/store/migrations/017_slot_ledger';
 import { ControlledAttempts } from '../support/attempts';
@@ -122,6 +124,63 @@ describe('the slot ledger under faults', () => {
     expect((await ledgerOf(db, job!)).slots).toEqual([]);
     expect(await judgeWith().judge()).toBe(5);
     expect((await ledgerOf(db, job!)).counted).toBe(5);
+  });
+});
+
+/** On a cluster no replica leads a local runtime: one replica judges, under a lock of its own. */
+describe('the judge of a cluster’s replicas', () => {
+  it('judges from one replica at a time, and from another once it is gone', async () => {
+    if (!onPostgresServer) return; // The embedded database serves one process: it is never on a cluster.
+    const db = await createTestDatabase();
+    const clock = new ManualClock('2026-06-01T10:00:30Z');
+    const loops: SlotJudgeLoop[] = [];
+    try {
+      const judge = () =>
+        new SlotJudge({ pool: db.pool, clock, logger: quiet, defaultTimeZone: 'UTC', runtime: 'kubernetes' });
+      const loop = () =>
+        new SlotJudgeLoop({
+          judge: judge(),
+          leadership: new AdvisoryLockLeadership({
+            openSession: db.openSession!,
+            logger: quiet,
+            lockKey: SLOT_JUDGE_LOCK_KEY,
+            retryMs: 100,
+          }),
+          clock,
+          logger: quiet,
+          intervalMs: 50,
+        });
+      const { rows } = await db.pool.query<{ id: number }>(
+        `INSERT INTO jobs (name, schedule, command) VALUES ('clustered', '*/5 * * * *', 'true') RETURNING id`,
+      );
+      const jobId = rows[0]!.id;
+      // Its ledger starts at the test clock's 10:00 (a row inserted here was created by the server's).
+      await db.pool.query(
+        `INSERT INTO slot_cursors (job_id, judged_until, schedule) VALUES ($1, '2026-06-01T10:00:00Z', '*/5 * * * *')
+        ON CONFLICT (job_id) DO UPDATE SET judged_until = EXCLUDED.judged_until, due_at = NULL`,
+        [jobId],
+      );
+      loops.push(loop(), loop());
+      for (const each of loops) await each.start();
+      const held = await db.pool.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = $1`,
+        [SLOT_JUDGE_LOCK_KEY],
+      );
+      expect(held.rows[0].n).toBe(1);
+      clock.set('2026-06-01T10:06:00Z');
+      await eventually(async () => (await ledgerOf(db, jobId)).slots.length === 1);
+      expect((await ledgerOf(db, jobId)).slots).toEqual(['10:05 missed']);
+      const { rows: reasons } = await db.pool.query('SELECT reason FROM slots');
+      expect(reasons[0].reason).toContain('the cluster created no Job for it');
+      // The judging replica stops: the other takes the lock and judges on.
+      await loops.shift()!.stop();
+      clock.set('2026-06-01T10:11:00Z');
+      await eventually(async () => (await ledgerOf(db, jobId)).slots.length === 2);
+      expect((await ledgerOf(db, jobId)).counted).toBe(2);
+    } finally {
+      for (const each of loops) await each.stop();
+      await db.close();
+    }
   });
 });
 
