@@ -82,6 +82,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     smtp: env.smtp,
     webhookDenyCidrs: env.webhookDenyCidrs,
     retentionDays: env.retentionDays,
+    defaultTimeZone: env.defaultTimeZone,
+    watchLocalRuns: env.runtime === 'local',
     options: options.alerting,
   });
   const recorder = new ExecutionRecorder(pool, logger, alerting.hook);
@@ -91,6 +93,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger,
     defaultTimeZone: env.defaultTimeZone,
     runtime: env.runtime,
+    // Missed and late slots alert with their judgement, through the same outbox.
+    onJudged: alerting.slotsHook,
   });
   const created = createRuntime(
     env.runtime,
@@ -108,6 +112,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { local } = created;
   const runtime = options.wrapRuntime ? options.wrapRuntime(created.runtime) : created.runtime;
   const jobs = new JobService(pool, runtime, clock, env.defaultTimeZone);
+  alerting.onJobsSuspended((jobIds) => {
+    logger.warn('jobs suspended by their alert policy', { jobIds });
+    jobs
+      .suspensionsTaken(jobIds)
+      .catch((error) => logger.error('could not stop firing suspended jobs', { err: error, jobIds }));
+  });
   const scheduler = new SchedulerControl(pool, runtime, clock);
 
   if (options.declaredJobs?.length) {

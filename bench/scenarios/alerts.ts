@@ -1,7 +1,8 @@
 /**
  * Alert delivery under a burst, as the alerting issue asks for it: 1,000 jobs fire in the same
  * second, each run finishes at once and has one webhook (a loopback receiver in this process).
- * Measured twice with the same jobs, without and with the webhook:
+ * Measured with the same jobs without the webhook, with it, and with it and an alert policy (whose
+ * state the recording transaction reads and writes as well):
  *  - the scheduler's fire delay (from the fire time to the attempt starting, which includes writing
  *    the execution's row), p50/p99/max, to see whether queuing and delivering alerts slows firing;
  *  - how long the 1,000 executions take to be recorded;
@@ -56,13 +57,11 @@ export async function run(ctx: BenchContext): Promise<void> {
     await cleanUp(ctx, receiver.url);
     // A first round warms up the JIT, the pool's connections and PostgreSQL's caches; it is not
     // reported. The two kinds of rounds then alternate, so that drift on a shared machine shows.
-    const plan = [false, false, true, false, true];
+    const plan: RoundKind[] = ['none', 'none', 'webhook', 'policy', 'none', 'webhook', 'policy'];
     const rounds: RoundResult[] = [];
-    for (const [index, withAlerts] of plan.entries()) {
-      console.log(
-        `  ${JOBS} jobs firing together, ${withAlerts ? 'one webhook each' : 'no alerts'}${index === 0 ? ' (warm-up)' : ''}`,
-      );
-      const round = await runRound(ctx, receiver, withAlerts);
+    for (const [index, kind] of plan.entries()) {
+      console.log(`  ${JOBS} jobs firing together, ${ROUND_LABELS[kind]}${index === 0 ? ' (warm-up)' : ''}`);
+      const round = await runRound(ctx, receiver, kind);
       if (index > 0) rounds.push(round);
       await cleanUp(ctx, receiver.url);
     }
@@ -72,13 +71,29 @@ export async function run(ctx: BenchContext): Promise<void> {
   }
 }
 
-async function runRound(ctx: BenchContext, receiver: Receiver, withAlerts: boolean): Promise<RoundResult> {
+type RoundKind = 'none' | 'webhook' | 'policy';
+const ROUND_LABELS: Record<RoundKind, string> = {
+  none: 'no alerts',
+  webhook: 'one webhook per job',
+  policy: 'one webhook per job and an alert policy',
+};
+/** A policy that each of these runs (a success, at once) goes through without raising more alerts. */
+const POLICY = {
+  afterConsecutiveFailures: 2,
+  recovery: true,
+  repeatEverySeconds: 3600,
+  suspendAfterFailures: 5,
+};
+
+async function runRound(ctx: BenchContext, receiver: Receiver, kind: RoundKind): Promise<RoundResult> {
   receiver.reset();
+  const withAlerts = kind !== 'none';
   const entries = Array.from({ length: JOBS }, (_, i) => ({
     name: `${PREFIX}${String(i).padStart(4, '0')}`,
     schedule: '* * * * *',
     command: 'true',
     ...(withAlerts ? { on_complete: `${receiver.url}/hook` } : {}),
+    ...(kind === 'policy' ? { alert_policy: POLICY } : {}),
   }));
   const declaredJobs = parseJobsFile(JSON.stringify({ jobs: entries }), 'bench-alerts.json');
 
@@ -131,7 +146,7 @@ async function runRound(ctx: BenchContext, receiver: Receiver, withAlerts: boole
     // Anything sent twice would arrive within a few poll intervals.
     if (withAlerts) await sleep(3_000);
     const result: RoundResult = {
-      label: withAlerts ? 'one webhook per job' : 'no alerts',
+      label: ROUND_LABELS[kind],
       fireDelaysMs: fireDelaysMs.sort((a, b) => a - b),
       recordedWithinMs: lastRecordedAt - fireAt,
     };
@@ -176,7 +191,9 @@ function report(ctx: BenchContext, rounds: RoundResult[]): void {
   const lines = [
     `${formatNumber(JOBS)} jobs on \`* * * * *\` fire in the same tick of an in-process service (\`startService\` of ` +
       'the build, PostgreSQL pool of 10) whose attempt runner returns at once; the same jobs without and with ' +
-      'one webhook each (`on_complete`, a loopback `node:http` receiver in the bench process answering 200). ' +
+      'one webhook each (`on_complete`, a loopback `node:http` receiver in the bench process answering 200), ' +
+      `and with the webhook and an alert policy (\`${JSON.stringify(POLICY)}\`, whose state each recording ` +
+      'reads and writes). ' +
       'Fire delay: from the fire time to the attempt starting (the execution row is written first). ' +
       'An unreported warm-up round comes first; then the two kinds of rounds alternate.',
     '',

@@ -15,17 +15,17 @@ import {
   type SlotCursor,
   startMissingCursors,
 } from '../store/slots';
-import { planCursor } from './slotPlan';
+import { newPassCache, type PassCache, planCursor } from './slotPlan';
 
 /**
  * Called inside the transaction that writes judged slots (only those it wrote, each once), so
  * that what it writes (alerts of missed and late slots) commits with them. It may return what to
  * do once that transaction has committed.
  */
-type SlotsJudgedHook = (tx: Queryable, judged: JudgedSlotOfJob[]) => Promise<(() => void) | void>;
+export type SlotsJudgedHook = (tx: Queryable, judged: JudgedSlotOfJob[]) => Promise<(() => void) | void>;
 
 /** A judged slot with the name of its job (for alerts and logs). */
-interface JudgedSlotOfJob extends JudgedSlot {
+export interface JudgedSlotOfJob extends JudgedSlot {
   jobName: string;
 }
 
@@ -72,15 +72,16 @@ export class SlotJudge {
   async judge(now: Date = this.options.clock.now()): Promise<number> {
     await startMissingCursors(this.options.pool);
     let judged = 0;
+    const cache = newPassCache();
     for (let batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
-      const { cursors, slots } = await this.judgeBatch(now);
+      const { cursors, slots } = await this.judgeBatch(now, cache);
       judged += slots;
       if (cursors < (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) break;
     }
     return judged;
   }
 
-  private async judgeBatch(now: Date): Promise<{ cursors: number; slots: number }> {
+  private async judgeBatch(now: Date, cache: PassCache): Promise<{ cursors: number; slots: number }> {
     const afterCommit: (() => void)[] = [];
     const result = await withTransaction(this.options.pool, async (tx) => {
       await lockSlotEvidence(tx);
@@ -93,6 +94,7 @@ export class SlotJudge {
           this.options.defaultTimeZone,
           this.deferral(cursor.jobId),
           this.options.maxSlotsPerJob ?? DEFAULT_MAX_SLOTS_PER_JOB,
+          cache,
         ),
       }));
       const evidence = await loadSlotEvidence(

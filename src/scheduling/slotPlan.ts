@@ -32,8 +32,9 @@ export function planCursor(
   defaultTimeZone: string,
   deferBefore: Date | null,
   maxSlots: number,
+  cache: PassCache = newPassCache(),
 ): CursorPlan | null {
-  const spans = spansOf(cursor, defaultTimeZone);
+  const spans = spansOf(cursor, defaultTimeZone, cache);
   if (!spans) return null;
   const graceMs = cursor.lateAfterSeconds * 1000;
   let horizon = now.getTime() - graceMs;
@@ -46,7 +47,7 @@ export function planCursor(
   while (remaining.length > 0) {
     const span = remaining[0]!;
     const limit = Math.min(horizon, span.until?.getTime() ?? Infinity);
-    const walk = walkSpan(span, after, limit, maxSlots - slots.length);
+    const walk = cachedWalk(cache, span, after, limit, maxSlots - slots.length);
     slots.push(...walk.slots);
     if (walk.capped) {
       after = walk.slots[walk.slots.length - 1] ?? after;
@@ -74,6 +75,30 @@ export function planCursor(
   };
 }
 
+type Walk = ReturnType<typeof walkSpan>;
+
+/**
+ * What one pass of the judge has read already: schedules checked, and walks made. Reading a
+ * schedule is most of a pass's cost, and jobs of one schedule and grace judged together stand at
+ * the same place and walk to the same horizon (every job firing every minute, say): each is read
+ * once for all of them.
+ */
+export interface PassCache {
+  checks: Map<string, ReturnType<typeof checkCron>>;
+  walks: Map<string, Walk>;
+}
+
+export function newPassCache(): PassCache {
+  return { checks: new Map(), walks: new Map() };
+}
+
+function cachedWalk(cache: PassCache, span: ScheduleSpan, after: Date, limit: number, max: number): Walk {
+  const key = `${span.fields}|${span.timeZone}|${after.getTime()}|${limit}|${max}`;
+  let walk = cache.walks.get(key);
+  if (!walk) cache.walks.set(key, (walk = walkSpan(span, after, limit, max)));
+  return walk;
+}
+
 /**
  * The slots of a span after `after` and at or before `limit`, at most `max` (`capped` when more
  * were due), and the first slot past them (`beyond`; null when the schedule never fires again).
@@ -98,14 +123,15 @@ function walkSpan(
 }
 
 /** The earlier schedules then the current one, each readable; null if one is not. */
-function spansOf(cursor: SlotCursor, defaultTimeZone: string): ScheduleSpan[] | null {
+function spansOf(cursor: SlotCursor, defaultTimeZone: string, cache: PassCache): ScheduleSpan[] | null {
   const all = [
     ...cursor.earlierSchedules,
     { schedule: cursor.schedule, timezone: cursor.timezone, until: null },
   ];
   const spans: ScheduleSpan[] = [];
   for (const each of all) {
-    const check = checkCron(each.schedule);
+    let check = cache.checks.get(each.schedule);
+    if (!check) cache.checks.set(each.schedule, (check = checkCron(each.schedule)));
     if (!check.valid) return null;
     spans.push({ fields: check.fields, timeZone: each.timezone ?? defaultTimeZone, until: each.until });
   }

@@ -37,6 +37,8 @@ describe('jobs API', () => {
       lastRun: null,
       lastStatus: null,
       running: null,
+      suspendedReason: null,
+      suspendedAt: null,
       // The slot ledger's fields (docs/slots.md), at their defaults.
       lateAfterSeconds: 60,
       catchUp: { policy: 'none', maxRuns: 10, withinSeconds: 3600 },

@@ -1,5 +1,8 @@
 import { createLogger } from '../../src/logging/logger';
+import { pruneHistory } from '../../src/scheduling/retention';
+import { AdvisoryLockLeadership } from '../../src/runtime/local/leadership';
 import { SlotJudge } from '../../src/scheduling/slotJudge';
+import { SLOT_JUDGE_LOCK_KEY, SlotJudgeLoop } from '../../src/scheduling/slotJudgeLoop';
 import type { Database } from '../../src/store/database';
 import { SLOT_EVIDENCE_LOCK_KEY } from '../../src/store/migrations/017_slot_ledger';
 import { ControlledAttempts } from '../support/attempts';
@@ -124,6 +127,63 @@ describe('the slot ledger under faults', () => {
   });
 });
 
+/** On a cluster no replica leads a local runtime: one replica judges, under a lock of its own. */
+describe('the judge of a cluster’s replicas', () => {
+  it('judges from one replica at a time, and from another once it is gone', async () => {
+    if (!onPostgresServer) return; // The embedded database serves one process: it is never on a cluster.
+    const db = await createTestDatabase();
+    const clock = new ManualClock('2026-06-01T10:00:30Z');
+    const loops: SlotJudgeLoop[] = [];
+    try {
+      const judge = () =>
+        new SlotJudge({ pool: db.pool, clock, logger: quiet, defaultTimeZone: 'UTC', runtime: 'kubernetes' });
+      const loop = () =>
+        new SlotJudgeLoop({
+          judge: judge(),
+          leadership: new AdvisoryLockLeadership({
+            openSession: db.openSession!,
+            logger: quiet,
+            lockKey: SLOT_JUDGE_LOCK_KEY,
+            retryMs: 100,
+          }),
+          clock,
+          logger: quiet,
+          intervalMs: 50,
+        });
+      const { rows } = await db.pool.query<{ id: number }>(
+        `INSERT INTO jobs (name, schedule, command) VALUES ('clustered', '*/5 * * * *', 'true') RETURNING id`,
+      );
+      const jobId = rows[0]!.id;
+      // Its ledger starts at the test clock's 10:00 (a row inserted here was created by the server's).
+      await db.pool.query(
+        `INSERT INTO slot_cursors (job_id, judged_until, schedule) VALUES ($1, '2026-06-01T10:00:00Z', '*/5 * * * *')
+        ON CONFLICT (job_id) DO UPDATE SET judged_until = EXCLUDED.judged_until, due_at = NULL`,
+        [jobId],
+      );
+      loops.push(loop(), loop());
+      for (const each of loops) await each.start();
+      const held = await db.pool.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = $1`,
+        [SLOT_JUDGE_LOCK_KEY],
+      );
+      expect(held.rows[0].n).toBe(1);
+      clock.set('2026-06-01T10:06:00Z');
+      await eventually(async () => (await ledgerOf(db, jobId)).slots.length === 1);
+      expect((await ledgerOf(db, jobId)).slots).toEqual(['10:05 missed']);
+      const { rows: reasons } = await db.pool.query('SELECT reason FROM slots');
+      expect(reasons[0].reason).toContain('the cluster created no Job for it');
+      // The judging replica stops: the other takes the lock and judges on.
+      await loops.shift()!.stop();
+      clock.set('2026-06-01T10:11:00Z');
+      await eventually(async () => (await ledgerOf(db, jobId)).slots.length === 2);
+      expect((await ledgerOf(db, jobId)).counted).toBe(2);
+    } finally {
+      for (const each of loops) await each.stop();
+      await db.close();
+    }
+  });
+});
+
 /**
  * The fail-over gap of issue 20: the leader stops just before a fire time and the follower leads
  * just after it. Before the ledger that fire time left no row at all.
@@ -184,5 +244,85 @@ describe('a fail-over gap between two services on one PostgreSQL', () => {
     await b.local.judgeSlots(clock.set('2026-06-01T10:02:01.250Z'));
     const [slot] = (await b.request('GET', `/api/jobs/${jobId}/slots`)).body;
     expect(slot).toMatchObject({ scheduledAt: '2026-06-01T10:01:00.000Z', outcome: 'ran', delayMs: 1250 });
+  });
+});
+
+/** What arrives late, and what is pruned. */
+describe('the slot ledger over time', () => {
+  let clock: ManualClock;
+  let service: TestService;
+
+  beforeAll(async () => {
+    clock = new ManualClock('2026-06-01T10:00:30Z');
+    service = await startTestService({ clock });
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('turns a slot judged missed late when a run for it is recorded after all (a very late cluster Job)', async () => {
+    const job = (
+      await service.request('POST', '/api/jobs', {
+        name: 'late-report',
+        schedule: '*/5 * * * *',
+        command: 'true',
+      })
+    ).body;
+    await service.local.judgeSlots(clock.set('2026-06-01T10:06:30Z'));
+    const slotsOf = async () => (await service.request('GET', `/api/jobs/${job.id}/slots`)).body;
+    expect(await slotsOf()).toMatchObject([{ scheduledAt: '2026-06-01T10:05:00.000Z', outcome: 'missed' }]);
+    const stored = (await service.request('GET', `/api/jobs/${job.id}`)).body;
+    const at = (time: string) => new Date(time);
+    const recorded = await service.recorder.recordFinished(
+      { ...stored, createdAt: at(stored.createdAt), updatedAt: at(stored.updatedAt) },
+      {
+        status: 'success',
+        startedAt: at('2026-06-01T10:09:00Z'),
+        finishedAt: at('2026-06-01T10:09:05Z'),
+        exitCode: 0,
+        stdout: '',
+        stderr: '',
+        attempt: 0,
+        reportKey: 'pod:very-late:0',
+        slot: { scheduledAt: at('2026-06-01T10:05:00Z'), trigger: 'schedule' },
+      },
+      true,
+    );
+    expect(await slotsOf()).toEqual([
+      {
+        scheduledAt: '2026-06-01T10:05:00.000Z',
+        outcome: 'late',
+        executionIds: [recorded!.id],
+        startedAt: '2026-06-01T10:09:00.000Z',
+        delayMs: 240_000,
+        reason: 'judged missed, then a run for it started late',
+      },
+    ]);
+    expect((await service.request('GET', `/api/jobs/${job.id}`)).body.lastSlot).toEqual({
+      scheduledAt: '2026-06-01T10:05:00.000Z',
+      outcome: 'late',
+    });
+    // The counter keeps the outcome first given.
+    expect((await service.request('GET', '/metrics')).text).toContain(
+      'service_slots_total{outcome="missed"} 1',
+    );
+  });
+
+  it('prunes the ledger with the executions’ retention, and keeps its counters', async () => {
+    const job = (
+      await service.request('POST', '/api/jobs', { name: 'pruned', schedule: '0 * * * *', command: 'true' })
+    ).body;
+    await service.local.judgeSlots(clock.set('2026-06-01T14:30:00Z'));
+    const before = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body;
+    expect(before.length).toBeGreaterThanOrEqual(3);
+    await pruneHistory(service.db.pool, { now: () => new Date('2026-08-30T13:30:00Z') }, 90);
+    // 90 days before 13:30 on 30 August is 13:30 on 1 June: the slots of 11:00 to 13:00 go.
+    const after = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body;
+    expect(after.map((slot: { scheduledAt: string }) => slot.scheduledAt)).toEqual([
+      '2026-06-01T14:00:00.000Z',
+    ]);
+    expect((await service.request('GET', '/metrics')).text).toMatch(
+      /service_slots_total\{outcome="missed"\} [1-9]/,
+    );
   });
 });

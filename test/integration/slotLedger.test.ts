@@ -177,6 +177,51 @@ describe('the slot ledger on the local runtime', () => {
     expect(metrics).toMatch(/service_job_last_success_timestamp_seconds\{job="counted"\} \d+(\.\d+)?/);
   });
 
+  it('judges the slots of a job its alert policy suspended suspended, saying why, until it is switched on', async () => {
+    const job = await createJob({ name: 'breaking', schedule: '* * * * *' });
+    const alerts = await service.request('PUT', `/api/jobs/${job.id}/alerts`, {
+      webhooks: [],
+      emails: [],
+      policy: { suspendAfterFailures: 1 },
+    });
+    expect(alerts.status).toBe(200);
+    await tickAt('2026-06-01T10:01:00Z');
+    await attempts.waitForStarted(1);
+    attempts.finishNext({ status: 'failed', exitCode: 1 });
+    await service.local.idle();
+    expect((await service.request('GET', `/api/jobs/${job.id}`)).body.suspendedReason).not.toBeNull();
+    await tickAt('2026-06-01T10:02:00Z');
+    clock.set('2026-06-01T10:02:30Z');
+    await service.request('PATCH', `/api/jobs/${job.id}/toggle`, { enabled: true });
+    await tickAt('2026-06-01T10:03:00Z');
+    await attempts.waitForStarted(2);
+    attempts.finishNext();
+    await service.local.idle();
+    await judgeAt('2026-06-01T10:04:00Z');
+    const slots = (await slotsOf(job.id)).reverse();
+    expect(slots.map((slot) => `${slot.scheduledAt.slice(11, 16)} ${slot.outcome}`)).toEqual([
+      '10:01 ran',
+      '10:02 suspended',
+      '10:03 ran',
+    ]);
+    expect(slots[1]!.reason).toMatch(
+      /^the job was suspended by its alert policy: suspended after 1 failed run/,
+    );
+  });
+
+  it('judges on its own every few seconds while it leads, with real timers', async () => {
+    await service.stop();
+    service = await startTestService({
+      db,
+      clock,
+      local: { execute: attempts.run, autoTick: true, judgeIntervalMs: 50 },
+    });
+    const job = await createJob({ name: 'timed', schedule: '0 0 1 1 *' });
+    clock.set('2027-01-01T00:01:00Z');
+    // The slot of 1 January is judged by the runtime's own timer (the job's run fires by its own too).
+    await eventually(async () => (await slotsOf(job.id)).length === 1);
+  });
+
   it('judges each slot by the schedule in force at its time when the job is edited', async () => {
     const job = await createJob({ name: 'edited', schedule: '*/10 * * * *' });
     clock.set('2026-06-01T10:25:00Z');

@@ -136,9 +136,11 @@ export function recentYearlyFire(): { schedule: string; firedAt: (minutesLater?:
 export function serveOnCluster(
   db: Database,
   kc: Parameters<typeof startService>[0]['kubeConfig'],
+  alerting?: Parameters<typeof startService>[0]['alerting'],
   options: { clock?: Clock; env?: Record<string, string> } = {},
 ) {
   return startService({
+    alerting,
     env: readEnvironment({
       PORT: '0',
       SERVICE_RUNTIME: 'kubernetes',

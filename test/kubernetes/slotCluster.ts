@@ -59,7 +59,7 @@ export class SlotCluster {
     const clock = new OffsetClock(start);
     const { emu, kc } = await startCluster({ now: () => clock.now() });
     const db = await serverDatabase();
-    const service = await serveOnCluster(db, kc, { clock, env });
+    const service = await serveOnCluster(db, kc, undefined, { clock, env });
     const cluster = new SlotCluster(emu, kc, db, service, clock);
     await cluster.startController();
     return cluster;

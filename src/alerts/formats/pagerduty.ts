@@ -1,5 +1,5 @@
 import type { AlertSnapshot } from '../alertSnapshot';
-import { escapeWithin, formatDuration, headline } from './presentation';
+import { escapeWithin, formatDuration, headline, policyFacts } from './presentation';
 
 /** The Events API v2 limits, in characters. */
 export const PAGERDUTY_LIMITS = { summary: 1024 };
@@ -64,7 +64,10 @@ export function pagerDutyEvent(snapshot: AlertSnapshot, routingKey: string) {
   if (RESOLVING_EVENTS.has(event)) {
     return { routing_key: routingKey, event_action: 'resolve', dedup_key: dedupKey };
   }
-  const summary = `${headline(snapshot)} (exit code ${execution.exitCode}, attempt ${execution.attempt})`;
+  // An event about no finished execution (an overrun, a suspension) says what it is about itself.
+  const summary = execution
+    ? `${headline(snapshot)} (exit code ${execution.exitCode}, attempt ${execution.attempt})`
+    : headline(snapshot);
   return {
     routing_key: routingKey,
     event_action: 'trigger',
@@ -74,7 +77,7 @@ export function pagerDutyEvent(snapshot: AlertSnapshot, routingKey: string) {
       summary: escapeWithin(summary, PAGERDUTY_LIMITS.summary, (c) => c),
       source: `crondeck:${job.name}`,
       severity: SEVERITY[event] ?? 'warning',
-      timestamp: execution.finishedAt,
+      timestamp: execution?.finishedAt ?? snapshot.timestamp,
       component: job.name,
       group: 'crondeck',
       class: event,
@@ -84,16 +87,19 @@ export function pagerDutyEvent(snapshot: AlertSnapshot, routingKey: string) {
         jobId: job.id,
         schedule: job.schedule,
         command: job.command,
-        executionId: execution.id,
-        status: execution.status,
-        exitCode: execution.exitCode,
-        duration: formatDuration(execution.durationMs),
-        durationMs: execution.durationMs,
-        attempt: execution.attempt,
-        startedAt: execution.startedAt,
-        finishedAt: execution.finishedAt,
-        stderrTail: execution.stderrTail,
-        stdoutTail: execution.stdoutTail,
+        ...(execution && {
+          executionId: execution.id,
+          status: execution.status,
+          exitCode: execution.exitCode,
+          duration: formatDuration(execution.durationMs),
+          durationMs: execution.durationMs,
+          attempt: execution.attempt,
+          startedAt: execution.startedAt,
+          finishedAt: execution.finishedAt,
+          stderrTail: execution.stderrTail,
+          stdoutTail: execution.stdoutTail,
+        }),
+        ...Object.fromEntries(policyFacts(snapshot).map((fact) => [fact.label, fact.value])),
       },
     },
   };

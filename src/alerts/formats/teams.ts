@@ -1,5 +1,5 @@
 import type { AlertSnapshot } from '../alertSnapshot';
-import { formatDuration, headline, shownOutput, succeeded } from './presentation';
+import { headline, policyFacts, runFacts, shownOutput, showsOutputBlock, toneOf } from './presentation';
 
 /** The Adaptive Card version Teams renders everywhere (desktop, web, mobile). */
 const CARD_VERSION = '1.4';
@@ -29,40 +29,40 @@ function plainText(text: string, style: Record<string, unknown> = {}) {
   };
 }
 
+/** The card's band for an alert's tone: green, red, or amber. */
+const BAND = {
+  good: { style: 'good', color: 'Good' },
+  bad: { style: 'attention', color: 'Attention' },
+  warning: { style: 'warning', color: 'Warning' },
+} as const;
+
 /**
  * A Teams message for a Workflows webhook ("Post to a channel when a webhook request is
- * received"): one Adaptive Card attachment with the headline in a green (success) or red
- * (failure) band, the facts schedule, duration, exit code and attempt, and on failure the end of
- * stderr in monospace.
+ * received"): one Adaptive Card attachment with the headline in a green (success), red (failure)
+ * or amber (a warning of the alert policy) band, the facts of the run (schedule, duration, exit
+ * code and attempt; how long a run in progress has run) and of the policy, and on failure the end
+ * of stderr in monospace.
  */
 export function teamsMessage(snapshot: AlertSnapshot) {
-  const { execution, job } = snapshot;
   const title = headline(snapshot);
+  const band = BAND[toneOf(snapshot)];
   const body: unknown[] = [
     {
       type: 'Container',
-      style: succeeded(snapshot) ? 'good' : 'attention',
+      style: band.style,
       bleed: true,
-      items: [
-        plainText(title, {
-          weight: 'Bolder',
-          size: 'Large',
-          color: succeeded(snapshot) ? 'Good' : 'Attention',
-        }),
-      ],
+      items: [plainText(title, { weight: 'Bolder', size: 'Large', color: band.color })],
     },
     {
       type: 'FactSet',
-      facts: [
-        { title: 'Schedule', value: escapeFactValue(job.schedule) },
-        { title: 'Duration', value: formatDuration(execution.durationMs) },
-        { title: 'Exit code', value: String(execution.exitCode) },
-        { title: 'Attempt', value: String(execution.attempt) },
-      ],
+      facts: [...runFacts(snapshot), ...policyFacts(snapshot)].map((fact) => ({
+        title: fact.label,
+        value: escapeFactValue(fact.value),
+      })),
     },
   ];
-  if (!succeeded(snapshot)) {
-    const output = shownOutput(snapshot);
+  const output = showsOutputBlock(snapshot) ? shownOutput(snapshot) : null;
+  if (output) {
     // Trailing newlines would only show as blank lines at the end.
     const text = output.text.replace(/\s+$/, '');
     body.push(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { emailAddressSchema, MAX_RECIPIENTS_PER_EMAIL, webhookUrlSchema } from '../../domain/alertConfig';
+import { alertPolicySchema } from '../../domain/alertPolicy';
 import { FINAL_STATUSES } from '../../domain/execution';
 import { jobInputFields, retrySchema, scheduleSchema, timeZoneSchema } from '../../domain/job';
 import { catchUpSchema, DEFAULT_LATE_AFTER_SECONDS, lateAfterSecondsSchema } from '../../domain/slots';
@@ -180,6 +181,9 @@ export const scheduledJobSpecSchema = z
     onFailureEmail: emailShortcut('failure (failed, timeout)'),
     onSuccessEmail: emailShortcut('success'),
     onCompleteEmail: emailShortcut('every outcome (success, failed, timeout)'),
+    onMissed: webhookShortcut('a missed slot (a fire time nothing ran for)'),
+    onMissedEmail: emailShortcut('a missed slot (a fire time nothing ran for)'),
+    alertPolicy: alertPolicySchema.optional(),
   })
   .describe('Desired state of the job.');
 
@@ -203,7 +207,9 @@ export const scheduledJobStatusSchema = z
       .describe('Start of the last run.')
       .meta({ format: 'date-time' }),
     lastStatus: z.enum(FINAL_STATUSES).optional().describe('Outcome of the last run.'),
-    ...observedStatusFields('Standard conditions (Ready).'),
+    ...observedStatusFields(
+      'Standard conditions: Ready; Suspended while the alert policy holds the job after failing runs.',
+    ),
   })
   .describe('Observed state, written by the controller.');
 

@@ -2,11 +2,12 @@ import type { ObjectCache, V1CronJob, V1Job } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
 import type { Clock } from '../../domain/clock';
 import type { Logger } from '../../logging/logger';
+import type { RunInProgress } from '../../alerts/policy/overruns';
 import type { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
 import { findJob } from '../../store/jobs';
 import { wasRunPrevented } from '../../store/preventedRuns';
 import { JOB_ID_LABEL, type ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
-import { finishedJob, jobNameForFireTime, skippedFireTimes } from './jobOutcome';
+import { finishedJob, jobNameForFireTime, runStartedAt, skippedFireTimes } from './jobOutcome';
 import { slotOfKubeJob } from './jobSlot';
 
 export interface RunReconcilerDeps {
@@ -19,6 +20,8 @@ export interface RunReconcilerDeps {
   defaultTimeZone: string;
   /** How long after a Job ends its pod's final report may still arrive (it retries with backoff). */
   reportGraceMs?: number;
+  /** The alert policy's `overrun` (runs still going past the job's `maxDurationSeconds`). */
+  overruns?: { raiseIfDue(run: RunInProgress): Promise<{ dueInMs: number | null }> };
 }
 
 /**
@@ -30,6 +33,8 @@ export interface RunReconcilerDeps {
  * - a Job whose runner was refused its slot (another run had claimed it) ran nothing: nothing is
  *   recorded for it.
  * Both are keyed (by the Job's and the CronJob's UIDs), so any number of passes records each once.
+ * While a Job runs, it is the run whose `overrun` the alert policy raises once it has gone on past
+ * the job's `maxDurationSeconds` (keyed by the Job's UID too, so a restart never raises it twice).
  */
 export class RunReconciler {
   /** Jobs whose outcome is settled in the database: later passes (resyncs) skip them. */
@@ -60,7 +65,7 @@ export class RunReconciler {
       this.seen.add(uid);
     }
     const finished = finishedJob(kubeJob);
-    if (!finished) return {};
+    if (!finished) return this.watchOverrun(jobId, kubeJob, uid);
     const job = await findJob(this.deps.pool, jobId);
     if (!job) return {};
     const now = this.deps.clock.now();
@@ -109,5 +114,13 @@ export class RunReconciler {
       });
     }
     return {};
+  }
+
+  /** Raises the run's overrun when its time has come, else comes back when it will have. */
+  private async watchOverrun(jobId: number, kubeJob: V1Job, uid: string): Promise<ReconcileResult> {
+    const startedAt = runStartedAt(kubeJob);
+    if (!this.deps.overruns || !startedAt) return {};
+    const { dueInMs } = await this.deps.overruns.raiseIfDue({ jobId, runKey: `run:${uid}`, startedAt });
+    return dueInMs === null ? {} : { requeueAfterMs: dueInMs };
   }
 }

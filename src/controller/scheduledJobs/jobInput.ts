@@ -20,7 +20,7 @@ export function jobInputOfScheduledJob(resource: ScheduledJob, homeNamespace: st
   if (!spec.success) return { ok: false, message: describeZodError(spec.error, 'spec') };
   const { schedule, command, timeZone, suspend, timeout, retry, description, tags } = spec.data;
   const { lateAfterSeconds, catchUp, allowDuplicateSlots } = spec.data;
-  for (const key of ['onFailure', 'onSuccess', 'onComplete'] as const) {
+  for (const key of ['onFailure', 'onSuccess', 'onComplete', 'onMissed'] as const) {
     const url = spec.data[key];
     const problem = url === undefined ? null : shortcutUrlProblem(url);
     if (problem) return { ok: false, message: `spec.${key}: ${problem}` };

@@ -218,6 +218,11 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     this.arm();
   }
 
+  /** A suspension is a change of whether the job fires, as an edit is. */
+  suspensionChanged(job: Job): Promise<void> {
+    return this.jobSaved(job);
+  }
+
   async jobDeleted(jobId: number): Promise<void> {
     this.entries.delete(jobId);
     this.catchUps.delete(jobId);
@@ -282,8 +287,11 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     for (const entry of this.entries.values()) {
       if (entry.nextFire.getTime() > now.getTime()) continue;
       const first = entry.nextFire;
-      const latest = latestSlotAtOrBefore(entry.fields, entry.timeZone, first, now);
-      entry.nextFire = nextFireTime(entry.fields, entry.timeZone, now);
+      // Mostly one slot is due: the next one after it is then the next fire time, read once.
+      const following = nextFireTime(entry.fields, entry.timeZone, first);
+      const onTime = following.getTime() > now.getTime();
+      const latest = onTime ? first : latestSlotAtOrBefore(entry.fields, entry.timeZone, first, now);
+      entry.nextFire = onTime ? following : nextFireTime(entry.fields, entry.timeZone, now);
       if (paused) continue;
       const slot: RunSlot = { scheduledAt: latest, trigger: 'schedule' };
       if (this.isRunning(entry.job.id) || this.abandoned.isRunningElsewhere(entry.job.id))

@@ -21,6 +21,8 @@
  * - `slot_claims`: the first run of a slot claims it; the runs refused or let through after it.
  * - `slot_counters`: the true counter behind `service_slots_total`, never lowered by pruning.
  * - `slot_backfills`: backfills asked for, and how far each has got; one unfinished per job.
+ * - The outbox (migration 014) takes the ledger's alert events, `missed` and `late`, keyed by the
+ *   subject `slot:<job id>:<slot>`: one alert per slot and destination.
  * - A run that arrives for a slot judged `missed` (a very late cluster Job) turns it `late`: the
  *   one exception to "written once", done by a trigger so that every path of recording does it.
  */
@@ -88,7 +90,10 @@ CREATE TABLE slot_holds (
 CREATE INDEX slot_holds_job ON slot_holds (job_id, from_at);
 CREATE UNIQUE INDEX slot_holds_open ON slot_holds (coalesce(job_id, 0), kind) WHERE until_at IS NULL;
 INSERT INTO slot_holds (job_id, kind, from_at, reason)
-  SELECT id, 'suspended', now(), 'the job was disabled at that time' FROM jobs WHERE NOT enabled;
+  SELECT id, 'suspended', now(),
+    CASE WHEN enabled THEN 'the job was suspended by its alert policy: ' || suspended_reason
+         ELSE 'the job was disabled at that time' END
+  FROM jobs WHERE NOT enabled OR suspended_reason IS NOT NULL;
 INSERT INTO slot_holds (job_id, kind, from_at, until_at, reason)
   SELECT NULL, 'paused', now(), paused_until, 'the scheduler was paused at that time'
   FROM scheduler_state WHERE paused AND (paused_until IS NULL OR paused_until > now());
@@ -120,6 +125,10 @@ CREATE TABLE slot_backfills (
   finished_at   timestamptz
 );
 CREATE UNIQUE INDEX slot_backfills_unfinished ON slot_backfills (job_id) WHERE finished_at IS NULL;
+
+ALTER TABLE alert_outbox DROP CONSTRAINT alert_outbox_event_check;
+ALTER TABLE alert_outbox ADD CONSTRAINT alert_outbox_event_check CHECK (event IN
+  ('success', 'failed', 'timeout', 'recovered', 'overrun', 'tooFast', 'suspended', 'missed', 'late'));
 
 -- A run for a slot judged missed turns it late. The judge holds this lock (exclusively) while it
 -- reads a slot's evidence and writes its outcome, and a recording of runs with a slot takes it
