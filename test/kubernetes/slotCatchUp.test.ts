@@ -156,4 +156,54 @@ describe('catch-up and backfill on the emulated cluster', () => {
       'the backfill to be finished',
     );
   }, 90_000);
+
+  it('goes on with a backfill where it stood after the controller restarts, and stops it when the job is disabled', async () => {
+    await createScheduledJob(cluster.kc, 'resumed', {
+      schedule: '* * * * *',
+      timeZone: 'UTC',
+      command: 'true',
+    });
+    const jobId = await cluster.jobIdOf('resumed');
+    const from = nextMinute(cluster.clock.now());
+    const to = new Date(from.getTime() + 2 * MINUTE);
+    cluster.clock.set(new Date(to.getTime() + 5000));
+    const asked = await cluster.request('POST', `/api/jobs/${jobId}/backfill`, {
+      from: from.toISOString(),
+      to: to.toISOString(),
+    });
+    expect(asked).toMatchObject({ status: 202, body: { slots: 3 } });
+    const backfillJobs = () =>
+      cluster.jobsOf('resumed').filter((job) => job.metadata.labels?.['crondeck.dev/backfill-id']);
+    const first = await until(() => backfillJobs()[0], 'the first backfill Job');
+
+    // Another controller takes over while the first run is going: it neither makes it again nor
+    // starts the next one beside it.
+    await cluster.stopTheController();
+    await cluster.startController();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(backfillJobs().map((job) => job.metadata.name)).toEqual([first.metadata.name]);
+    expect(await cluster.runJob(first)).toBe(0);
+    const second = await until(
+      () => backfillJobs().find((job) => job.metadata.name !== first.metadata.name),
+      'the second backfill Job',
+    );
+    expect(second.metadata.annotations['crondeck.dev/scheduled-time']).toBe(
+      new Date(from.getTime() + MINUTE).toISOString(),
+    );
+
+    // Switched off, the job runs no more of it: the backfill ends with its third slot not run.
+    expect((await cluster.request('PATCH', `/api/jobs/${jobId}/toggle`, { enabled: false })).status).toBe(
+      200,
+    );
+    expect(await cluster.runJob(second)).toBe(0);
+    const ended = async () =>
+      (
+        await cluster.db.pool.query(
+          'SELECT 1 FROM slot_backfills WHERE job_id = $1 AND finished_at IS NOT NULL',
+          [jobId],
+        )
+      ).rowCount === 1;
+    await until(ended, 'the backfill to end');
+    expect(backfillJobs()).toHaveLength(2);
+  }, 90_000);
 });
