@@ -2,9 +2,8 @@ import { fieldErr, type FieldError } from './errors';
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
-const SUBDOMAIN_MSG =
+export const SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const LABEL_MSG =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
@@ -17,10 +16,6 @@ function isSubdomain(s: string): boolean {
 
 function isDnsLabel(s: string): boolean {
   return s.length <= 63 && DNS1123_LABEL.test(s);
-}
-
-export function isDns1035(s: string): boolean {
-  return s.length <= 63 && DNS1035_LABEL.test(s);
 }
 
 export function validateSubdomainName(field: string, name: string): FieldError[] {
