@@ -11,7 +11,8 @@ import { collectGarbage, mayLeaveGarbage } from './controllers/gc';
 import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
 import { createDefaultServiceAccount } from './controllers/serviceAccounts';
-import { customResourceDefinitions, establish, reestablish, unregister } from './crd';
+import { customResourceDefinitions } from './crd';
+import { establish, reestablish, unregister } from './crdServing';
 import { AGGREGATED_DISCOVERY_TYPE, discovery, PlainNotFound, VERSION_INFO } from './discovery';
 import { ApiError, fieldErr, invalid, notEmulated } from './errors';
 import {

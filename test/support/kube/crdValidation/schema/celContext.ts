@@ -3,9 +3,9 @@
  * times it can occur in one object (the product of the maxItems/maxProperties above it, unbounded
  * if one is missing), and the CRD-wide total of estimated rule costs.
  */
-import type { CompilationResult } from '../../cel/compile';
-import { estimatedCardinality, schemaDeclType, type DeclType } from '../../cel/declTypes';
-import { saturatingMultiply } from '../../cel/costMath';
+import type { CompilationResult } from '../../celCheck/compile';
+import { estimatedCardinality, schemaDeclType, type DeclType } from '../../celCheck/declTypes';
+import { saturatingMultiply } from '../../celCheck/costMath';
 import { isPlainObject, type Obj } from '../../types';
 
 export const PER_EXPRESSION_COST_LIMIT = 10_000_000;

@@ -4,11 +4,10 @@
  * at the root, 17 #48), every value validation (type, enum, pattern, format, required: 17 #38–#42,
  * #50) and, last, the CEL rules (17 #46). The schema's root counts as an embedded resource.
  */
-import { validateRulesAgainst } from '../../cel/ruleValidation';
 import { fieldErr, type FieldError } from '../../errors';
-import { validateSchema, type Schema } from '../../schema';
 import { clone, deepEqual, isPlainObject, type Obj } from '../../types';
 import { goInterfaceValue } from '../goSyntax';
+import { defaultRuleErrors, defaultValueErrors } from './defaultValueChecks';
 import { child, key } from './paths';
 import { pruneLikeServer } from './prune';
 
@@ -62,14 +61,6 @@ function resourceErrors(value: unknown, s: Obj, isResource: boolean, path: strin
   return out;
 }
 
-/** The value validations of the default, with the paths the server gives them (`…default.a`). */
-function valueErrors(value: unknown, s: Obj, path: string): FieldError[] {
-  return validateSchema(value, s as Schema, '').map((e) => ({
-    ...e,
-    field: e.field ? (e.field.startsWith('[') ? `${path}${e.field}` : `${path}.${e.field}`) : path,
-  }));
-}
-
 function defaultErrors(s: Obj, isResource: boolean, insideMeta: boolean, path: string): FieldError[] {
   const value = s.default;
   const at = child(path, 'default');
@@ -82,9 +73,9 @@ function defaultErrors(s: Obj, isResource: boolean, insideMeta: boolean, path: s
     const resource = resourceErrors(value, s, isResource, at);
     if (resource.length) return [...out, ...resource];
   }
-  const values = valueErrors(value, s, at);
+  const values = defaultValueErrors(value, s, at);
   if (values.length) return [...out, ...values];
-  return [...out, ...validateRulesAgainst(value, s, isResource, value, at)];
+  return [...out, ...defaultRuleErrors(value, s, isResource, at)];
 }
 
 function visit(s: Obj, path: string, isRoot: boolean, insideMeta: boolean, out: FieldError[]): void {

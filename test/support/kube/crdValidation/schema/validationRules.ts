@@ -4,7 +4,7 @@
  * and type errors, the result types, the estimated cost against the per-expression budget, and
  * oldSelf where the old value cannot be correlated.
  */
-import { compileRule } from '../../cel/compile';
+import { compileRule } from '../../celCheck/compile';
 import { fieldErr, type FieldError } from '../../errors';
 import type { Obj } from '../../types';
 import { goBadValue, goValidationRule } from '../goSyntax';
