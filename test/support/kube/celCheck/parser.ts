@@ -158,6 +158,8 @@ class Parser {
       if (op === '-' && ['int', 'double'].includes(next.kind)) break;
       const ops: Token[] = [];
       while (this.is(op)) ops.push(this.take());
+      // After `-` ANTLR expects no `!`: its message there differs from the recorded one.
+      if (op === '-' && this.tok.kind === 'eof') this.notEmulated();
       const target = this.member();
       return ops.length % 2 === 0 ? target : this.call(ops[0]!.offset, op === '!' ? '!_' : '-_', [target]);
     }
@@ -182,6 +184,7 @@ class Parser {
       } else if (this.is('[')) {
         const open = this.take();
         if (this.is('?')) throw new NotEmulatedCel('optional indexing ([?]) in CEL');
+        if (this.tok.kind === 'eof') this.notEmulated();
         const index = this.expr();
         this.expect(']');
         e = this.call(open.offset, '_[_]', [e, index]);
@@ -191,9 +194,11 @@ class Parser {
     }
   }
 
+  /** Arguments or elements: ANTLR's expectations at the end of input there include the closing token. */
   private args(close: string): Expr[] {
     const out: Expr[] = [];
     while (!this.is(close)) {
+      if (this.tok.kind === 'eof') this.notEmulated();
       out.push(this.expr());
       if (!this.is(',')) break;
       this.take();
@@ -260,6 +265,7 @@ class Parser {
       this.take();
       const entries: { key: Expr; value: Expr }[] = [];
       while (!this.is('}')) {
+        if (this.tok.kind === 'eof') this.notEmulated();
         const key = this.expr();
         this.expect(':');
         entries.push({ key, value: this.expr() });
