@@ -7,6 +7,7 @@ import { builtin, storageVersionHash } from './builtins/common';
 import { NotEmulatedCel } from './celCheck/errors';
 import { decodeCustomResourceDefinition } from './crdValidation/decode';
 import { validateCustomResourceDefinition } from './crdValidation';
+import { validateNames } from './crdValidation/names';
 import { notEmulated } from './errors';
 import type { ResourceType } from './resources';
 import type { Obj } from './types';
@@ -52,12 +53,20 @@ export const customResourceDefinitions: ResourceType = builtin({
         acceptedNames: { plural: '', kind: '' },
         storedVersions: storage ? [storage] : null,
       };
-    } else if (obj.status && storage && !((obj.status.storedVersions ?? []) as string[]).includes(storage)) {
+    } else if (
+      ctx.operation === 'update' &&
+      obj.status &&
+      storage &&
+      !((obj.status.storedVersions ?? []) as string[]).includes(storage)
+    ) {
       // A new storage version is recorded as stored at once (the strategy's PrepareForUpdate).
       obj.status.storedVersions = [...((obj.status.storedVersions ?? []) as string[]), storage];
     }
   },
   validate(obj, ctx) {
+    // Through /status only the accepted names are checked (ValidateUpdateCustomResourceDefinitionStatus).
+    if (ctx.operation === 'status')
+      return validateNames(obj.status?.acceptedNames ?? {}, 'status.acceptedNames');
     try {
       return validateCustomResourceDefinition(obj, ctx.operation === 'create' ? undefined : ctx.old);
     } catch (e) {
