@@ -1,5 +1,8 @@
 /** apimachinery's IsDNS1035Label and IsDNS1123Subdomain: the messages, joined as the CRD checks join them. */
-import { DNS1035_MSG, SUBDOMAIN_MSG } from '../validation';
+import { DNS1035_MSG } from '../validation';
+
+const SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 export function dns1035Errors(value: string): string[] {
   const errs: string[] = [];
