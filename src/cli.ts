@@ -24,26 +24,50 @@ const clusterParts = () => ({
   ...(require('./controller/startController') as typeof import('./controller/startController')),
 });
 
-const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
-       crondeck controller
-       crondeck run [--supervise]
-       crondeck manifests [--out DIR]
+const SERVE_USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
 
-  serve     run the service: REST API, metrics, dashboard and the in-process scheduler
-            (an embedded database in ./data unless DATABASE_URL is set)
+Runs the service: REST API, metrics, dashboard and the in-process scheduler (an embedded database
+in ./data unless DATABASE_URL is set).
 
-  controller  reconcile ScheduledJob and AlertConfig resources into CronJobs (in a cluster;
-            DATABASE_URL, SERVICE_REPORT_SECRET and CRONDECK_REPORT_URL are required)
-  run         in a job's pod: run its command with timeout and retries, report each attempt
-              (--supervise: as a sidecar, running each attempt in the job's own image)
-
-Options of serve:
   --config FILE   jobs to declare at start (YAML or JSON with a "jobs" list)
   --port N        port to listen on (default: PORT or 7433)
   --host ADDR     address to listen on (default: HOST or 127.0.0.1)
-  --insecure      allow a non-loopback address without SERVICE_API_TOKEN
+  --insecure      allow a non-loopback address without SERVICE_API_TOKEN`;
 
-${MANIFESTS_USAGE}`;
+const CONTROLLER_USAGE = `usage: crondeck controller
+
+Reconciles ScheduledJob and AlertConfig resources into CronJobs, in a cluster. DATABASE_URL,
+SERVICE_REPORT_SECRET and CRONDECK_REPORT_URL are required.`;
+
+const RUN_USAGE = `usage: crondeck run [--supervise]
+
+In a job's pod: runs its command with timeout and retries, and reports each attempt to the service
+(settings from the environment the CronJob sets).
+
+  --supervise     as a sidecar, running each attempt in the job's own image`;
+
+/** Each command's usage, printed by `crondeck <command> --help` and with a bad option. */
+const COMMAND_USAGE = {
+  serve: SERVE_USAGE,
+  controller: CONTROLLER_USAGE,
+  run: RUN_USAGE,
+  manifests: MANIFESTS_USAGE,
+};
+
+const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
+       crondeck controller
+       crondeck run [--supervise]
+       crondeck manifests [--root DIR | --out DIR]
+
+  serve       run the service: REST API, metrics, dashboard and the in-process scheduler
+  controller  reconcile ScheduledJob and AlertConfig resources into CronJobs (in a cluster)
+  run         in a job's pod: run its command with timeout and retries, report each attempt
+  manifests   write the CustomResourceDefinitions as YAML
+
+crondeck <command> --help shows a command's options.`;
+
+/** A command line a command cannot take: the message comes with the command's usage. */
+class UsageError extends Error {}
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -79,7 +103,8 @@ async function serve(args: string[]): Promise<void> {
 }
 
 /** `crondeck controller`: until SIGTERM; a replica that loses the Lease waits to win it again. */
-async function controller(): Promise<void> {
+async function controller(args: string[]): Promise<void> {
+  if (args.length > 0) throw new UsageError(`crondeck controller takes no arguments, got ${args.join(' ')}`);
   const env = readEnvironment(process.env);
   const controllerEnv = readControllerEnvironment(process.env);
   const logger = createLogger({ level: env.logLevel });
@@ -109,7 +134,7 @@ async function controller(): Promise<void> {
 async function run(args: string[]): Promise<void> {
   const supervised = args.length === 1 && args[0] === '--supervise';
   if (args.length > 0 && !supervised) {
-    throw new Error(`crondeck run takes no arguments but --supervise, got ${args.join(' ')}`);
+    throw new UsageError(`crondeck run takes no arguments but --supervise, got ${args.join(' ')}`);
   }
   const settings = readRunnerSettings(process.env);
   const stop = new AbortController();
@@ -130,11 +155,35 @@ async function run(args: string[]): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  const usage = command && Object.hasOwn(COMMAND_USAGE, command) ? COMMAND_USAGE[command as Command] : null;
+  if (usage && rest.some((arg) => arg === '--help' || arg === '-h')) {
+    process.stdout.write(usage + '\n');
+    return;
+  }
+  try {
+    await runCommandOf(command, rest);
+  } catch (error) {
+    if (usage && isUsageError(error)) {
+      throw new Error(`${(error as Error).message}\n${usage}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+type Command = keyof typeof COMMAND_USAGE;
+
+/** A bad command line: one the command refused, or one that parseArgs could not read. */
+function isUsageError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_'));
+}
+
+async function runCommandOf(command: string | undefined, rest: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return serve(rest);
     case 'controller':
-      return controller();
+      return controller(rest);
     case 'run':
       return run(rest);
     case 'manifests':

@@ -101,26 +101,65 @@ function hostOf(url: URL): string {
 /**
  * The addresses a connection to `address` really reaches. WHATWG URLs turn `0`, `0x7f000001`,
  * `2130706433` and `127.1` into dotted quads, but the unspecified addresses stay: on Linux a connect
- * to 0.0.0.0/8 or `::` reaches this host (loopback), and an IPv4-mapped IPv6 address reaches its
- * IPv4 host.
+ * to 0.0.0.0/8 or `::` reaches this host (loopback). An IPv6 address that carries an IPv4 one
+ * (`carriedIPv4`) may reach that IPv4 host, through the host's stack or a translator on the way:
+ * it is checked as both.
  */
 function reachedAddresses(address: string): string[] {
   const family = isIP(address);
   if (family === 4) return [address.startsWith('0.') ? '127.0.0.1' : address, address];
   if (family !== 6) return [];
-  const mapped = mappedIPv4(address);
-  if (mapped) return [...reachedAddresses(mapped), address];
-  if (/^[0:]+$/.test(address)) return ['::1', '127.0.0.1', address];
-  return [address];
+  const groups = ipv6Groups(address);
+  if (groups.every((group) => group === 0)) return ['::1', '127.0.0.1', address];
+  const carried = carriedIPv4(groups);
+  return carried ? [...reachedAddresses(carried), address] : [address];
 }
 
-/** `::ffff:10.0.0.1` or `::ffff:a00:1` (how URLs write it) as `10.0.0.1`, else null. */
-function mappedIPv4(address: string): string | null {
-  const dotted = /^(?:0{0,4}:){0,5}ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (dotted) return dotted;
-  const hex = /^(?:0{0,4}:){0,5}ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex?.[1] || !hex[2]) return null;
-  const high = parseInt(hex[1], 16);
-  const low = parseInt(hex[2], 16);
+/**
+ * The IPv4 address an IPv6 address carries, as a dotted quad, or null:
+ * - IPv4-compatible `::a.b.c.d` (::/96) and IPv4-mapped `::ffff:a.b.c.d` (::ffff:0:0/96): the last
+ *   32 bits, which the host's own stack connects to;
+ * - IPv4-translated `::ffff:0:a.b.c.d` (::ffff:0:0:0/96, SIIT) and NAT64 `64:ff9b::a.b.c.d`
+ *   (64:ff9b::/96): the last 32 bits, which a translator on the path connects to;
+ * - 6to4 `2002:AABB:CCDD::/48` (2002::/16): bits 16–47, the relay's IPv4 destination;
+ * - Teredo `2001:0::/32`: the client's address, the last 32 bits inverted.
+ */
+function carriedIPv4(groups: number[]): string | null {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const zeroUpTo = (end: number) => groups.slice(0, end).every((group) => group === 0);
+  if (zeroUpTo(6) || (zeroUpTo(5) && g5 === 0xffff) || (zeroUpTo(4) && g4 === 0xffff && g5 === 0)) {
+    return dottedQuad(g6, g7);
+  }
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return dottedQuad(g6, g7);
+  if (g0 === 0x2002) return dottedQuad(g1, g2);
+  if (g0 === 0x2001 && g1 === 0) return dottedQuad(g6 ^ 0xffff, g7 ^ 0xffff);
+  return null;
+}
+
+/** The eight 16-bit groups of an IPv6 address that `isIP` accepted (`::`, a dotted tail, a zone). */
+function ipv6Groups(address: string): number[] {
+  let text = address.split('%')[0]!;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const before = head ? head.split(':') : [];
+  const after = tail ? tail.split(':') : [];
+  const missing = tail === undefined ? [] : Array<string>(8 - before.length - after.length).fill('0');
+  return [...before, ...missing, ...after].map((group) => parseInt(group, 16));
+}
+
+function dottedQuad(high: number, low: number): string {
   return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }

@@ -41,10 +41,12 @@ export function outboxHook(options: {
     const common = { jobId: job.id, executionId: execution.id, event, createdAt };
     const snapshot = snapshotOf(job, execution, event, createdAt);
     return [
-      ...destinations.webhooks.map((url) => ({
+      ...destinations.webhooks.map((webhook) => ({
         ...common,
         channel: 'webhook' as const,
-        destination: url,
+        destination: webhook.url,
+        format: webhook.format,
+        signingSecret: webhook.secret,
         snapshot,
       })),
       ...destinations.emails.map((to) => ({

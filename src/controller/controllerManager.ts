@@ -1,5 +1,4 @@
 import {
-  CoordinationV1Api,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
@@ -8,7 +7,7 @@ import {
   type V1Secret,
 } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
-import type { AlertsApi } from '../alerts/routes';
+import type { JobAlertsSync } from '../alerts/alertConfigService';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
 import { ClusterRunRecorder } from '../scheduling/clusterRunRecorder';
@@ -37,7 +36,7 @@ export interface ControllerOptions {
   pool: Pool;
   recorder: ExecutionRecorder;
   /** The service's alert configuration, which the jobs' shortcuts and AlertConfigs fill. */
-  alerts: AlertsApi;
+  alerts: JobAlertsSync;
   desired: DesiredObjects;
   /** The namespace to watch; null watches all. */
   watchNamespace: string | null;
@@ -91,11 +90,11 @@ export class ControllerManager {
   private acting = false;
 
   constructor(private readonly options: ControllerOptions) {
-    this.cluster = new ClusterClient(options.kubeConfig);
+    this.cluster = new ClusterClient(options.kubeConfig, options.logger);
     this.elector = options.leaderElection
       ? new LeaderElector(
           {
-            leases: options.kubeConfig.makeApiClient(CoordinationV1Api),
+            leases: this.cluster.coordination,
             namespace: options.homeNamespace,
             name: LEASE_NAME,
             identity: options.identity,

@@ -1,9 +1,20 @@
 import { z } from 'zod';
 import { MAX_RETRY_ATTEMPTS } from './job';
 
+/**
+ * The window of times a report may name: none before this, and none more than an hour after the
+ * service's clock (`reportTimeProblem`), the pod's clock being a node's. Within it, any duration
+ * fits the database and JavaScript alike.
+ */
+const EARLIEST_REPORT_TIME = '2000-01-01T00:00:00Z';
+const REPORT_CLOCK_AHEAD_MS = 60 * 60 * 1000;
+
 const timestamp = z.iso
   .datetime({ offset: true, error: 'must be an ISO 8601 timestamp' })
-  .transform((value) => new Date(value));
+  .transform((value) => new Date(value))
+  .refine((date) => date.getTime() >= Date.parse(EARLIEST_REPORT_TIME), {
+    error: `must not be before ${EARLIEST_REPORT_TIME}`,
+  });
 
 /**
  * What a pod's `crondeck run` sends after each attempt (POST /api/jobs/:id/reports). The pod's
@@ -54,10 +65,30 @@ export const attemptReportSchema = z
   );
 
 export type AttemptReport = z.output<typeof attemptReportSchema>;
+
+/**
+ * What is wrong with a parsed report's times at `now` (the service's clock), naming the field, or
+ * null: a time more than an hour ahead is refused rather than shown as the newest run for years.
+ */
+export function reportTimeProblem(
+  report: Pick<AttemptReport, 'startedAt' | 'finishedAt'>,
+  now: Date,
+): string | null {
+  const latest = now.getTime() + REPORT_CLOCK_AHEAD_MS;
+  for (const field of ['startedAt', 'finishedAt'] as const) {
+    if (report[field].getTime() > latest) {
+      return `${field}: must not be more than an hour after the service's clock (${new Date(latest).toISOString()})`;
+    }
+  }
+  return null;
+}
 /** The report as it travels (timestamps as strings). */
 export type AttemptReportBody = z.input<typeof attemptReportSchema>;
 
-/** One report per pod and attempt: the key under which a duplicate is recognised. */
+/**
+ * One report per pod and attempt: the key under which a duplicate is recognised, within the job the
+ * report's token is for (a report sent with another job's token never matches it).
+ */
 export function reportKeyOf(report: Pick<AttemptReport, 'podUid' | 'attempt'>): string {
   return `pod:${report.podUid}:${report.attempt}`;
 }

@@ -56,7 +56,12 @@ export function createApp(deps: AppDeps): Express {
   // Before the API's body parser and token: reports carry larger bodies and their own token.
   app.use(
     '/api/jobs/:id/reports',
-    reportsRouter({ ingest: deps.reports, reportSecret: deps.reportSecret, logger: deps.logger }),
+    reportsRouter({
+      ingest: deps.reports,
+      reportSecret: deps.reportSecret,
+      logger: deps.logger,
+      clock: deps.clock,
+    }),
   );
   // Not strict: a scalar body (`42`, `null`) is valid JSON and gets the schemas' "must be a JSON
   // object" rather than a parse error.

@@ -4,7 +4,11 @@ import type { Logger } from '../logging/logger';
 import { HttpError } from '../httpKit/httpError';
 import { isTransactionConflict, isTransientDatabaseError } from '../store/transient';
 
-const STATUS_OF_KIND: Record<DomainErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409 };
+export const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  not_found: 404,
+  conflict: 409,
+};
 
 /**
  * The one error handler: every failure leaves as `{ "error": message }`. Body-parser errors carry

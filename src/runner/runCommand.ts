@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { FinalStatus } from '../domain/execution';
 import { type ProcessGroup, readProcessGroup } from './processGroup';
+import { OUTPUT_LIMIT_BYTES } from '../domain/outputTail';
 import { TailBuffer } from './tailBuffer';
 
 export interface CommandOptions {
@@ -37,7 +38,7 @@ export interface CommandResult {
   finishedAt: Date;
 }
 
-export const DEFAULT_OUTPUT_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_OUTPUT_LIMIT_BYTES = OUTPUT_LIMIT_BYTES;
 const DEFAULT_DRAIN_MS = 1000;
 
 /**

@@ -13,7 +13,7 @@ import { abortableSleep } from './attemptLoop';
 import { isAlive, signalAttempt } from './processTree';
 import { type CommandResult, DEFAULT_OUTPUT_LIMIT_BYTES } from './runCommand';
 import { SUPERVISE_FILES } from './superviseFiles';
-import { tailText } from './tailBuffer';
+import { tailText } from '../domain/outputTail';
 
 export interface SupervisedAttemptOptions {
   /** The shared directory (SUPERVISE_DIR in a pod). */

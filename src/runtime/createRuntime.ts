@@ -72,7 +72,7 @@ export function createRuntime(
       const { KubernetesRuntime } =
         require('./kubernetes/kubernetesRuntime') as typeof import('./kubernetes/kubernetesRuntime');
       const runtime = new KubernetesRuntime({
-        cluster: new ClusterClient(deps.kubernetes.kubeConfig),
+        cluster: new ClusterClient(deps.kubernetes.kubeConfig, deps.logger),
         pool: deps.db.pool,
         namespace: deps.kubernetes.namespace,
         watchNamespace: deps.kubernetes.watchNamespace,

@@ -1,9 +1,18 @@
 import type { Queryable } from '../store/database';
 import { claimClusterRuns, closeClusterRuns, type RunClosedBy } from '../store/clusterRuns';
 
+/** Where a run stands for the job that claims it, when its claim is settled. */
+interface RunStanding {
+  /** Who had closed the run for this job before (null while it is open for this job). */
+  closedBefore: RunClosedBy | null;
+  /** The controller saw the run's Kubernetes Job carry another job's id: it is not this job's. */
+  ownedByAnotherJob: boolean;
+}
+
 /**
  * What recording an execution of a cluster run (one Kubernetes Job) claims. A run's outcome is
- * decided once: by its pod's final report, or by the controller when the Job ended without one.
+ * decided once per job: by its pod's final report, or by the controller when the Job ended
+ * without one. Claims are per job, so that nothing sent with one job's token decides another's.
  */
 export interface ClusterRunClaim {
   runUid: string;
@@ -13,10 +22,10 @@ export interface ClusterRunClaim {
   /** This execution decides the run's outcome (a final report, or the controller's record). */
   closes: boolean;
   /**
-   * Whether to record the execution, given who had closed the run before it (null while open).
-   * A throw refuses it, and with it the transaction.
+   * Whether to record the execution, given where the run stands. A throw refuses it, and with it
+   * the transaction.
    */
-  admit(closedBefore: RunClosedBy | null): boolean;
+  admit(standing: RunStanding): boolean;
 }
 
 /**
@@ -27,17 +36,37 @@ export interface ClusterRunClaim {
 export async function settleClaims(tx: Queryable, claims: readonly ClusterRunClaim[]): Promise<boolean[]> {
   if (claims.length === 0) return [];
   const runUids = [...new Set(claims.map((claim) => claim.runUid))].sort();
-  const closers = await claimClusterRuns(tx, runUids);
+  const closers = new Map<string, RunClosedBy>();
+  /** Per run, the jobs the controller saw it as (one, unless its labels were rewritten). */
+  const seenAs = new Map<string, Set<number>>();
+  const see = (runUid: string, jobId: number) => {
+    const jobs = seenAs.get(runUid) ?? new Set<number>();
+    seenAs.set(runUid, jobs.add(jobId));
+  };
+  for (const row of await claimClusterRuns(tx, runUids)) {
+    if (row.closedBy) closers.set(claimKey(row), row.closedBy);
+    if (row.seenByController) see(row.runUid, row.jobId);
+  }
   const closing: { runUid: string; jobId: number; closedBy: RunClosedBy }[] = [];
   const admitted = claims.map((claim) => {
-    const closedBefore = closers.get(claim.runUid) ?? null;
-    const admit = claim.admit(closedBefore);
+    const key = claimKey(claim);
+    const closedBefore = closers.get(key) ?? null;
+    const seen = seenAs.get(claim.runUid);
+    const admit = claim.admit({
+      closedBefore,
+      ownedByAnotherJob: seen !== undefined && !seen.has(claim.jobId),
+    });
     if (claim.closes && closedBefore === null) {
-      closers.set(claim.runUid, claim.by);
+      closers.set(key, claim.by);
       closing.push({ runUid: claim.runUid, jobId: claim.jobId, closedBy: claim.by });
+      if (claim.by === 'controller') see(claim.runUid, claim.jobId);
     }
     return admit;
   });
   await closeClusterRuns(tx, closing);
   return admitted;
+}
+
+function claimKey(claim: { runUid: string; jobId: number }): string {
+  return `${claim.jobId}/${claim.runUid}`;
 }

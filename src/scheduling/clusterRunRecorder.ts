@@ -25,6 +25,14 @@ export interface UnreportedRun {
 export class ClusterRunRecorder {
   constructor(private readonly recorder: ExecutionRecorder) {}
 
+  /**
+   * Notes that the controller saw Kubernetes Job `runUid` labelled as job `jobId`'s: reports sent
+   * with another job's token that name it are refused from then on.
+   */
+  registerRun(jobId: number, runUid: string): Promise<void> {
+    return this.recorder.markRunSeen(runUid, jobId);
+  }
+
   /** Records the run as Kubernetes saw it end; null when its pod's final report got there first. */
   recordUnreported(job: Job, run: UnreportedRun): Promise<Execution | null> {
     return this.recorder.recordFinished(
@@ -45,8 +53,9 @@ export class ClusterRunRecorder {
         jobId: job.id,
         by: 'controller',
         closes: true,
-        // A run closed already (by its pod's final report) is not recorded again.
-        admit: (closedBefore) => closedBefore === null,
+        // A run closed already (by its pod's final report) is not recorded again. Whatever a
+        // report sent with another job's token claimed, the controller knows the run's job.
+        admit: ({ closedBefore }) => closedBefore === null,
       },
     );
   }

@@ -19,6 +19,7 @@ import {
 } from '../store/executions';
 import { isTransientDatabaseError } from '../store/transient';
 import { type ClusterRunClaim, settleClaims } from './clusterRunClaims';
+import { markRunSeen } from '../store/clusterRuns';
 import { eachAlone, GroupCommit } from './groupCommit';
 import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
 import { endLeftoverRuns } from './leftoverRuns';
@@ -106,6 +107,11 @@ export class ExecutionRecorder {
   /** Opens the row of an attempt; it shows as running until `finish`. */
   start(job: Job, attempt: number, startedAt: Date): Promise<number> {
     return this.starts.submit({ jobId: job.id, jobName: job.name, startedAt, attempt });
+  }
+
+  /** Notes that the controller saw a cluster run as job `jobId`'s (see `ClusterRunRecorder.registerRun`). */
+  markRunSeen(runUid: string, jobId: number): Promise<void> {
+    return markRunSeen(this.pool, runUid, jobId);
   }
 
   /** Keeps where a running attempt's processes are, so a start after a crash can end them. */

@@ -9,7 +9,8 @@ export type IngestOutcome = { recorded: Execution } | { duplicate: true };
 /**
  * Records the attempts that pods report. Each goes through the same recorder as the local
  * runtime's attempts (row, counter and alert outbox in one transaction), keyed by pod and attempt
- * so that a report that arrives twice is stored, counted and alerted once.
+ * within the job (migration 012) so that a report that arrives twice is stored, counted and
+ * alerted once, and a report sent with another job's token is never taken for it.
  */
 export class ReportIngest {
   constructor(private readonly recorder: ExecutionRecorder) {}
@@ -35,9 +36,10 @@ export class ReportIngest {
 }
 
 /**
- * A report of a cluster run is admitted while the run is open or closed by the pod's own final
- * report (a duplicate then changes nothing); once the controller has recorded the run as never
- * reported, a late report would count it twice, so it is refused.
+ * A report of a cluster run is admitted while the run is open for its job, or closed by the pod's
+ * own final report (a duplicate then changes nothing). It is refused when the controller saw the
+ * run as another job's (a token holds for its own job's runs only), and once the controller has
+ * recorded the run as never reported (a late report would count it twice).
  */
 export function reportClaim(jobId: number, runUid: string, final: boolean): ClusterRunClaim {
   return {
@@ -45,7 +47,8 @@ export function reportClaim(jobId: number, runUid: string, final: boolean): Clus
     jobId,
     by: 'report',
     closes: final,
-    admit: (closedBefore) => {
+    admit: ({ closedBefore, ownedByAnotherJob }) => {
+      if (ownedByAnotherJob) throw conflict(`run ${runUid} is a run of another job, not of job ${jobId}`);
       if (closedBefore === 'controller') {
         throw conflict(`run ${runUid} was already recorded by the controller: the report came too late`);
       }

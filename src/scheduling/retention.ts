@@ -10,24 +10,55 @@ export async function pruneHistory(pool: Pool, clock: Clock, retentionDays: numb
   return pruneExecutions(pool, new Date(clock.now().getTime() - retentionDays * DAY_MS));
 }
 
-/** Prunes shortly after start and then once a day. Returns a function that stops it. */
+/** When retention runs: shortly after start, then daily; after a failed pass, again soon. */
+export interface RetentionTiming {
+  firstDelayMs: number;
+  /** After a pass that failed (the database away): minutes, not a day of history left over. */
+  retryDelayMs: number;
+  intervalMs: number;
+}
+
+const DEFAULT_TIMING: RetentionTiming = {
+  firstDelayMs: 60_000,
+  retryDelayMs: 5 * 60_000,
+  intervalMs: DAY_MS,
+};
+
+/**
+ * Prunes shortly after start and then once a day; a pass that fails is tried again after
+ * `retryDelayMs` until one succeeds. Returns a function that stops it.
+ */
 export function scheduleRetention(
   pool: Pool,
   clock: Clock,
   retentionDays: number,
   logger: Logger,
+  timing: Partial<RetentionTiming> = {},
 ): () => void {
-  const run = () => {
-    pruneHistory(pool, clock, retentionDays)
-      .then((removed) => removed > 0 && logger.info('pruned old executions', { removed, retentionDays }))
-      .catch((error) =>
-        logger.warn('pruning old executions failed; will try again tomorrow', { err: error }),
-      );
+  const { firstDelayMs, retryDelayMs, intervalMs } = { ...DEFAULT_TIMING, ...timing };
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const after = (delayMs: number) => {
+    if (!stopped) timer = setTimeout(run, delayMs).unref();
   };
-  const first = setTimeout(run, 60_000).unref();
-  const daily = setInterval(run, DAY_MS).unref();
+  const run = () => {
+    pruneHistory(pool, clock, retentionDays).then(
+      (removed) => {
+        if (removed > 0) logger.info('pruned old executions', { removed, retentionDays });
+        after(intervalMs);
+      },
+      (error) => {
+        logger.warn('pruning old executions failed; trying again soon', {
+          err: error,
+          retryInMs: retryDelayMs,
+        });
+        after(retryDelayMs);
+      },
+    );
+  };
+  after(firstDelayMs);
   return () => {
-    clearTimeout(first);
-    clearInterval(daily);
+    stopped = true;
+    clearTimeout(timer);
   };
 }

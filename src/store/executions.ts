@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { AttemptResult, Execution, ExecutionStatus, FinalStatus } from '../domain/execution';
+import { boundedOutput } from '../domain/outputTail';
 import { storableText } from '../domain/text';
 import { prepared, type Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
@@ -11,7 +12,8 @@ interface ExecutionRow {
   status: ExecutionStatus;
   started_at: Date;
   finished_at: Date | null;
-  duration_ms: number | null;
+  /** bigint (migration 012), which `pg` hands over as a string. */
+  duration_ms: string | number | null;
   exit_code: number | null;
   stdout?: string;
   stderr?: string;
@@ -30,7 +32,7 @@ function toExecution(row: ExecutionRow): Execution {
     status: row.status,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
-    durationMs: row.duration_ms,
+    durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
     exitCode: row.exit_code,
     stdout: row.stdout ?? '',
     stderr: row.stderr ?? '',
@@ -89,7 +91,7 @@ export interface AttemptOutcome {
  * any more (already finished, or closed after a crash) is left alone, so an outcome is never
  * recorded or counted twice: the answer has an execution for each outcome written, null for each
  * left alone, in the order given. Output is whatever the command printed: it is made storable here
- * (NUL shown as "␀"), where every runtime's results enter the database.
+ * (`storableOutput`), where every runtime's results enter the database.
  */
 export async function finishAttempts(
   db: Queryable,
@@ -100,7 +102,7 @@ export async function finishAttempts(
     prepared(
       'finish_attempts',
       `WITH outcome AS (
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::text[])
          AS t(id, status, finished_at, duration_ms, exit_code, stdout, stderr)
      ),
      finished AS (
@@ -117,8 +119,8 @@ export async function finishAttempts(
         outcomes.map((o) => o.result.finishedAt),
         outcomes.map((o) => durationMs(o.result)),
         outcomes.map((o) => o.result.exitCode),
-        outcomes.map((o) => storableText(o.result.stdout)),
-        outcomes.map((o) => storableText(o.result.stderr)),
+        outcomes.map((o) => storableOutput(o.result.stdout)),
+        outcomes.map((o) => storableOutput(o.result.stderr)),
       ],
     ),
   );
@@ -136,7 +138,7 @@ export type FinishedExecution = AttemptResult & {
   jobId: number;
   jobName: string;
   attempt: number;
-  /** Makes the insert idempotent: one with a key already stored inserts nothing. */
+  /** Makes the insert idempotent: one with a key already stored for its job inserts nothing. */
   reportKey?: string;
 };
 
@@ -158,7 +160,7 @@ export async function insertFinishedExecutions(
       'insert_finished_executions',
       `WITH given AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
-       FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[],
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::bigint[],
                    $7::int[], $8::text[], $9::text[], $10::int[], $11::text[]) WITH ORDINALITY
          AS t(job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key, n)
      ),
@@ -166,7 +168,7 @@ export async function insertFinishedExecutions(
        INSERT INTO executions (id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key)
        SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key
        FROM given ORDER BY n
-       ON CONFLICT (report_key) DO NOTHING RETURNING ${FULL_COLUMNS}
+       ON CONFLICT (job_id, report_key) DO NOTHING RETURNING ${FULL_COLUMNS}
      ),
      ${countingRowsOf('inserted')}
      SELECT given.n, ${qualified('inserted', FULL_COLUMNS)} FROM inserted JOIN given ON given.id = inserted.id`,
@@ -178,8 +180,8 @@ export async function insertFinishedExecutions(
         executions.map((e) => e.finishedAt),
         executions.map((e) => durationMs(e)),
         executions.map((e) => e.exitCode),
-        executions.map((e) => storableText(e.stdout)),
-        executions.map((e) => storableText(e.stderr)),
+        executions.map((e) => storableOutput(e.stdout)),
+        executions.map((e) => storableOutput(e.stderr)),
         executions.map((e) => e.attempt),
         executions.map((e) => e.reportKey ?? null),
       ],
@@ -235,7 +237,7 @@ export async function countFinishedExecutions(db: Queryable, executions: Executi
 export async function closeInterruptedAttempts(db: Queryable, now: Date, note: string): Promise<Execution[]> {
   const { rows } = await db.query<ExecutionRow>(
     `UPDATE executions SET status = 'failed', finished_at = $1,
-       duration_ms = LEAST(2147483647, GREATEST(0, EXTRACT(EPOCH FROM ($1::timestamptz - started_at)) * 1000))::int,
+       duration_ms = GREATEST(0, EXTRACT(EPOCH FROM ($1::timestamptz - started_at)) * 1000)::bigint,
        exit_code = -1, stderr = stderr || $2
      WHERE status = 'running' RETURNING ${FULL_COLUMNS}`,
     [now, storableText(note)],
@@ -250,16 +252,18 @@ export interface ExecutionQuery {
 }
 
 /**
- * Executions, running ones included, newest first, without their output, and the version of the list they were
- * read from (see listVersions.ts). A named (prepared) statement: planning this query costs several
- * times more than running it on the index, so each connection plans each of its four shapes once.
+ * Executions, newest first, without their output, and the version of the list they were read from
+ * (see listVersions.ts). Without a status, finished executions only: an attempt in progress is not
+ * an execution of the spec yet, and shows only to a query for `running`. A named (prepared)
+ * statement: planning this query costs several times more than running it on the index, so each
+ * connection plans each of its four shapes once.
  */
 export async function listExecutions(
   db: Pool | PoolClient,
   query: ExecutionQuery,
 ): Promise<{ executions: Execution[]; version: string }> {
-  // Running attempts are listed too (their version bumps as they start: migration 006).
-  const conditions = ['true'];
+  // The version also bumps as attempts start (migration 006), for the lists of running ones.
+  const conditions: string[] = [];
   const values: unknown[] = [];
   let name = 'list_executions';
   if (query.jobId !== undefined) {
@@ -271,6 +275,8 @@ export async function listExecutions(
     values.push(query.status);
     conditions.push(`status = $${values.length}`);
     name += '_by_status';
+  } else {
+    conditions.push(`status <> 'running'`);
   }
   values.push(query.limit);
   const list = `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE ${conditions.join(' AND ')}
@@ -335,6 +341,14 @@ export async function summariseRecentDurations(
     [window],
   );
   return { count: rows[0]!.count, sumSeconds: Number(rows[0]!.sum_ms ?? 0) / 1000 };
+}
+
+/**
+ * Output as it is stored, whoever sent it: NUL shown as "␀" (storableText), and at most the last
+ * 1 MiB of each stream (boundedOutput), as a runner keeps it.
+ */
+function storableOutput(output: string): string {
+  return boundedOutput(storableText(output));
 }
 
 /** "id, status" read as "e.id, e.status": a column list of one table of a join. */

@@ -62,7 +62,7 @@ export async function closeAbandonedAttempt(
 ): Promise<Execution | null> {
   const { rowCount } = await db.query(
     `UPDATE executions SET status = 'failed', finished_at = $2,
-       duration_ms = LEAST(2147483647, GREATEST(0, EXTRACT(EPOCH FROM ($2::timestamptz - started_at)) * 1000))::int,
+       duration_ms = GREATEST(0, EXTRACT(EPOCH FROM ($2::timestamptz - started_at)) * 1000)::bigint,
        exit_code = $3, stderr = stderr || $4
      WHERE id = $1 AND status = 'running'`,
     [executionId, now, ending.exitCode, ending.note],

@@ -160,12 +160,12 @@ describe('helpers', () => {
       ],
     };
     expect(destinationsFor(config, 'failed')).toEqual({
-      webhooks: ['https://a.io'],
+      webhooks: [{ url: 'https://a.io' }],
       emails: [['ops@example.com', 'dba@example.com'], ['boss@example.com']],
     });
-    expect(destinationsFor(config, 'timeout')).toEqual({ webhooks: ['https://a.io'], emails: [] });
+    expect(destinationsFor(config, 'timeout')).toEqual({ webhooks: [{ url: 'https://a.io' }], emails: [] });
     expect(destinationsFor(config, 'success')).toEqual({
-      webhooks: ['https://b.io'],
+      webhooks: [{ url: 'https://b.io' }],
       emails: [['happy@example.com']],
     });
   });

@@ -110,3 +110,84 @@ describe('SERVICE_WEBHOOK_DENY_CIDRS against every spelling of loopback', () => 
     expect(receiver.requests).toEqual([]);
   });
 });
+
+/**
+ * IPv4 addresses carried inside IPv6 ones: IPv4-compatible (::/96), IPv4-mapped (::ffff:0:0/96),
+ * IPv4-translated (::ffff:0:0:0/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16, the IPv4 address in
+ * bits 16–47) and Teredo (2001::/32, the client's address inverted in the last 32 bits). Each is
+ * checked as the IPv4 address it carries.
+ */
+describe('SERVICE_WEBHOOK_DENY_CIDRS against IPv4 addresses written inside IPv6 ones', () => {
+  const EMBEDDED_DENY = '127.0.0.0/8,::1/128,169.254.0.0/16';
+  const denied = [
+    '[::127.0.0.1]',
+    '[::7f00:1]',
+    '[::ffff:0:7f00:1]',
+    '[::ffff:0:127.0.0.1]',
+    '[64:ff9b::7f00:1]',
+    '[64:ff9b::127.0.0.1]',
+    '[::169.254.169.254]',
+    '[::ffff:0:a9fe:a9fe]',
+    '[64:ff9b::a9fe:a9fe]',
+    '[0:0:0:0:0:ffff:a9fe:a9fe]',
+    '[2002:7f00:1::]',
+    '[2002:a9fe:a9fe::1]',
+    '[2002:a9fe:a9fe:1:2:3:4:5]',
+    '[2001:0:4136:e378:8000:63bf:80ff:fffe]',
+  ];
+  const allowed = ['[2002:808:808::1]', '[64:ff9b::808:808]', '[::ffff:0:808:808]', '[2001:db8::7f00:1]'];
+  const policy = new WebhookAddressPolicy(EMBEDDED_DENY.split(','));
+  let receiver: Receiver;
+  let service: TestService;
+  let jobId: number;
+
+  beforeAll(async () => {
+    receiver = await Receiver.start();
+    service = await startTestService({ env: { SERVICE_WEBHOOK_DENY_CIDRS: EMBEDDED_DENY } });
+    jobId = (await service.request('POST', '/api/jobs', { name: 'j', schedule: '@daily', command: 'true' }))
+      .body.id;
+  });
+  afterAll(async () => {
+    await service.stop();
+    await receiver.close();
+  });
+
+  const urlFor = (host: string) => `http://${host}:${receiver.port}/hook`;
+
+  it.each(denied)('PUT alerts refuses %s with 400', async (host) => {
+    const put = await service.request('PUT', `/api/jobs/${jobId}/alerts`, {
+      webhooks: [{ url: urlFor(host), events: ['failed'] }],
+    });
+    expect(put.status).toBe(400);
+    expect(put.body.error).toMatch(
+      /^webhooks\.0\.url: .* is in a range that SERVICE_WEBHOOK_DENY_CIDRS denies$/,
+    );
+  });
+
+  it.each(denied)('delivery to %s is refused before any connection', async (host) => {
+    const sender = new WebhookSender({ policy, userAgent: 'test' });
+    try {
+      const outcome = await sender.send(urlFor(host), { x: 1 }, {}, new AbortController().signal);
+      expect(outcome).toMatchObject({
+        status: 'rejected',
+        error: expect.stringMatching(/SERVICE_WEBHOOK_DENY_CIDRS/),
+      });
+    } finally {
+      sender.close();
+    }
+    expect(receiver.requests).toEqual([]);
+  });
+
+  it.each(allowed)('still allows %s, which carries an address outside the list', async (host) => {
+    const put = await service.request('PUT', `/api/jobs/${jobId}/alerts`, {
+      webhooks: [{ url: urlFor(host), events: ['failed'] }],
+    });
+    expect(put.status).toBe(200);
+  });
+
+  it('checks a connection’s remote address the same way', () => {
+    expect(policy.deniedRemote('::ffff:0:7f00:1')).toBe('::ffff:0:7f00:1');
+    expect(policy.deniedRemote('2002:a9fe:a9fe::')).toBe('2002:a9fe:a9fe::');
+    expect(policy.deniedRemote('2002:808:808::')).toBeNull();
+  });
+});

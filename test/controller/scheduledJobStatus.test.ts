@@ -55,6 +55,23 @@ describe('jobInputOfScheduledJob', () => {
     expect(jobInputOfScheduledJob(renamed, 'crondeck')).toMatchObject({ input: { name: 'Nightly_Backup' } });
   });
 
+  it('refuses a PagerDuty shortcut without its routing key, naming the field', () => {
+    expect(
+      jobInputOfScheduledJob(
+        scheduledJob({ onFailure: 'https://events.pagerduty.com/v2/enqueue' }),
+        'crondeck',
+      ),
+    ).toEqual({
+      ok: false,
+      message:
+        'spec.onFailure: a PagerDuty destination needs ?routing_key= once, with the 32-character integration key (letters and digits)',
+    });
+    const withKey = 'https://events.pagerduty.com/v2/enqueue?routing_key=R0123456789abcdefABCDEF012345678';
+    expect(jobInputOfScheduledJob(scheduledJob({ onFailure: withKey }), 'crondeck')).toMatchObject({
+      ok: true,
+    });
+  });
+
   it('refuses a job-name annotation that would take another job’s name', () => {
     const impostor = scheduledJob({}, { name: 'evil', annotations: { 'crondeck.dev/job-name': 'backup' } });
     expect(jobInputOfScheduledJob(impostor, 'crondeck')).toMatchObject({

@@ -70,9 +70,8 @@ describe('dashboard in a browser', () => {
     await service.request('POST', `/api/jobs/${jobId}/run`);
     return eventually(async () => {
       const list = await service.request('GET', `/api/executions?jobId=${jobId}`);
-      const latest = list.body[0] as { id: number; status: string } | undefined;
-      // Runs in progress are listed too: wait for the end.
-      return latest?.status === 'running' ? undefined : latest;
+      // The list holds finished executions only: the run shows once it has ended.
+      return list.body[0] as { id: number; status: string } | undefined;
     });
   };
 
@@ -154,6 +153,17 @@ describe('dashboard in a browser', () => {
     await row.getByText(/^since /).waitFor();
     await row.getByRole('button', { name: 'Run slow-export now' }).click();
     await page.locator('.toast').filter({ hasText: 'is already running' }).waitFor();
+
+    // The history shows it too, under "All statuses" and under "running", though the API's
+    // default list holds finished executions only.
+    const { executionId } = (await service.request('GET', `/api/jobs/${job.id}`)).body.running;
+    const historyRow = page.locator(`.executions-table tbody tr[data-execution-id="${executionId}"]`);
+    await page.getByRole('link', { name: 'Executions' }).click();
+    await historyRow.locator('.badge-running').waitFor();
+    await page.getByLabel('Status', { exact: true }).selectOption('running');
+    await historyRow.locator('.badge-running').waitFor();
+    await page.getByLabel('Status', { exact: true }).selectOption('');
+    await page.getByRole('link', { name: 'Jobs' }).click();
 
     writeFileSync(path.join(dir, 'go'), '');
     await row.locator('.badge-success').waitFor({ timeout: 20_000 });
@@ -448,6 +458,27 @@ describe('dashboard in a browser', () => {
     expect(await dialog.getByLabel('URL').inputValue()).toBe('http://127.0.0.1:9/hook');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('keeps a webhook’s format and signing when it saves alerts', async () => {
+    const job = await createJob({ name: 'signed-alerts', schedule: '@daily', command: 'true' });
+    const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
+    const webhooks = [
+      { url: 'http://127.0.0.1:9/signed', events: ['failed'], secret },
+      { url: 'http://127.0.0.1:9/teams', events: ['failed'], format: 'teams' },
+    ];
+    expect((await service.request('PUT', `/api/jobs/${job.id}/alerts`, { webhooks })).status).toBe(200);
+    open = await openDashboard(browser, service.url);
+    const { page } = open;
+    await jobRow(page, 'signed-alerts').getByRole('button', { name: 'Alerts signed-alerts' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Alerts for signed-alerts' });
+    await dialog.locator('fieldset', { hasText: 'Webhook 2' }).getByLabel('success').check();
+    await dialog.getByRole('button', { name: 'Save alerts' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await service.request('GET', `/api/jobs/${job.id}/alerts`)).body.webhooks).toEqual([
+      { url: 'http://127.0.0.1:9/signed', events: ['failed'], signed: true },
+      { url: 'http://127.0.0.1:9/teams', events: ['success', 'failed'], format: 'teams' },
+    ]);
   });
 
   it('says so when the service has no alerts endpoint (404)', async () => {

@@ -2,7 +2,10 @@ import { Pool } from 'pg';
 import { connectToServer, type Database } from '../../src/store/database';
 import { ControlledAttempts } from '../support/attempts';
 import { createTestDatabase, onPostgresServer } from '../support/database';
-import { startTestService } from '../support/service';
+import { systemClock } from '../../src/domain/clock';
+import { scheduleRetention } from '../../src/scheduling/retention';
+import { createMemoryLogger } from '../support/memoryLogger';
+import { eventually, startTestService } from '../support/service';
 import { TcpProxy } from '../support/tcpProxy';
 
 /** The database as the service sees it through a proxy that the test can cut. */
@@ -108,6 +111,45 @@ describe('a database outage', () => {
     } finally {
       await proxy.restore();
       await service.stop();
+      await close();
+    }
+  });
+
+  it('prunes old history again within minutes when a pass met the outage, not a day later', async () => {
+    const { db, proxy, close } = await databaseBehindProxy();
+    const logger = createMemoryLogger();
+    const oldRows = async () =>
+      (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM executions')).rows[0]!.n;
+    let stop = () => undefined as void;
+    let away = false;
+    try {
+      const { rows } = await db.pool.query<{ id: number }>(
+        `INSERT INTO jobs (name, schedule, command) VALUES ('old', '@daily', 'true') RETURNING id`,
+      );
+      await db.pool.query(
+        `INSERT INTO executions (job_id, job_name, status, started_at, finished_at, duration_ms, exit_code)
+         VALUES ($1, 'old', 'success', now() - interval '200 days', now() - interval '200 days', 0, 0)`,
+        [rows[0]!.id],
+      );
+      await proxy.cut();
+      away = true;
+      // A day between passes, as in the service: only the retry can prune within this test.
+      stop = scheduleRetention(db.pool, systemClock, 90, logger, {
+        firstDelayMs: 0,
+        retryDelayMs: 300,
+        intervalMs: 24 * 60 * 60 * 1000,
+      });
+      const failed = await eventually(async () =>
+        logger.lines.find((line) => line.msg === 'pruning old executions failed; trying again soon'),
+      );
+      expect(failed).toMatchObject({ level: 'warn', retryInMs: 300 });
+      await proxy.restore();
+      away = false;
+      await eventually(async () => (await oldRows()) === 0);
+      expect(logger.lines.find((line) => line.msg === 'pruned old executions')).toMatchObject({ removed: 1 });
+    } finally {
+      stop();
+      if (away) await proxy.restore();
       await close();
     }
   });

@@ -97,10 +97,13 @@ describe('the lists are never stale', () => {
       expect(await executions()).toEqual([`${old}:success`]);
       expect(await executions('?status=failed')).toEqual([]);
 
-      // An attempt starting is listed as running, and on its job in the job list.
+      // An attempt starting is listed to those who ask for running ones, and on its job in the
+      // job list; the default list holds finished executions only.
+      expect(await executions('?status=running')).toEqual([]);
       const running = await insert('running', '2026-06-01T09:00:00Z');
-      expect(await executions()).toEqual([`${running}:running`, `${old}:success`]);
+      expect(await executions()).toEqual([`${old}:success`]);
       expect(await executions('?status=running')).toEqual([`${running}:running`]);
+      expect(await executions(`?status=running&jobId=${jobId}`)).toEqual([`${running}:running`]);
       expect((await list())[0]?.running).toEqual({
         executionId: Number(running),
         startedAt: '2026-06-01T09:00:00.000Z',

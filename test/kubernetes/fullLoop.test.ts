@@ -1,3 +1,4 @@
+import { reportTokenFor } from '../../src/domain/reportToken';
 import type { Database } from '../../src/store/database';
 import { findJobForResource } from '../../src/store/resourceJobs';
 import { Receiver } from '../alerts/support/receiver';
@@ -110,5 +111,44 @@ describe('the full loop on the emulated cluster', () => {
     expect(unreported).toMatchObject({ status: 'failed', exitCode: -1 });
     const full = (await service.request('GET', `/api/executions/${unreported.id}`)).body;
     expect(full.stderr).toContain('the run ended without reporting its outcome: BackoffLimitExceeded');
+  }, 60_000);
+
+  it('refuses a report sent with another job’s token that names a run the controller saw (409)', async () => {
+    const { id } = (await findJobForResource(db.pool, NAMESPACE, 'loop'))!;
+    const other = (
+      await service.request('POST', '/api/jobs', { name: 'bystander', schedule: '@daily', command: 'true' })
+    ).body.id as number;
+    const { job } = fire(yearly.firedAt(2));
+    const runUid = job.metadata.uid as string;
+    await until(
+      async () =>
+        (
+          await db.pool.query(
+            'SELECT 1 FROM cluster_runs WHERE run_uid = $1 AND job_id = $2 AND seen_by_controller',
+            [runUid, id],
+          )
+        ).rowCount === 1,
+      'the controller to see the run',
+    );
+    const forged = await service.request(
+      'POST',
+      `/api/jobs/${other}/reports`,
+      {
+        podUid: 'not-the-pod',
+        runUid,
+        attempt: 0,
+        final: true,
+        status: 'success',
+        exitCode: 0,
+        startedAt: new Date().toISOString(),
+        finishedAt: new Date().toISOString(),
+      },
+      { authorization: `Bearer ${reportTokenFor(REPORT_SECRET, other)}` },
+    );
+    expect(forged).toMatchObject({
+      status: 409,
+      body: { error: `run ${runUid} is a run of another job, not of job ${other}` },
+    });
+    expect(await executions(other)).toEqual([]);
   }, 60_000);
 });

@@ -15,6 +15,8 @@ import { join, resolve } from 'node:path';
 import { sidecarScript } from '../../src/controller/desired/sidecarScript';
 import { RUNNER_ENV } from '../../src/runner/runnerEnvironment';
 import { SUPERVISE_FILES } from '../../src/runner/superviseFiles';
+/** The line test/support/announceSignalHandlers.js writes. */
+const SIGTERM_HANDLED = 'crondeck-test: SIGTERM handled\n';
 
 /**
  * `crondeck run --supervise` and the job container's script as the two real processes of a pod of
@@ -73,7 +75,15 @@ function startRunner(
 ): ChildProcess {
   const child = spawn(
     process.execPath,
-    ['-r', join(ROOT, 'test/support/registerTypeScript.js'), join(ROOT, 'src/cli.ts'), 'run', '--supervise'],
+    [
+      '-r',
+      join(ROOT, 'test/support/registerTypeScript.js'),
+      '-r',
+      join(ROOT, 'test/support/announceSignalHandlers.js'),
+      join(ROOT, 'src/cli.ts'),
+      'run',
+      '--supervise',
+    ],
     {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -131,6 +141,21 @@ function processesMentioning(marker: string): number[] {
       }
     })
     .map(Number);
+}
+
+/** Resolves once the runner has its SIGTERM listener (announced by announceSignalHandlers.js). */
+function handlesSigterm(child: ChildProcess): Promise<void> {
+  return new Promise((handled, failed) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (!seen.includes(SIGTERM_HANDLED)) return;
+      child.stderr!.off('data', onData);
+      handled();
+    };
+    child.stderr!.on('data', onData);
+    child.once('exit', () => failed(new Error(`the runner exited before handling SIGTERM: ${seen}`)));
+  });
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -222,8 +247,7 @@ describe('crondeck run --supervise', () => {
   it('reports a failed run when it is stopped before the job container started (an image without /bin/sh)', async () => {
     const dir = sharedDir();
     const runner = startRunner(dir, { command: 'echo never' });
-    // The runner is polling for `ready` once its stderr is open and it has had a moment to start.
-    await new Promise((started) => setTimeout(started, 1500));
+    await handlesSigterm(runner);
     runner.kill('SIGTERM');
 
     expect(await exited(runner)).toBe(0);
@@ -259,7 +283,7 @@ describe('crondeck run --supervise', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, SUPERVISE_FILES.done), '0\n');
     const runner = startRunner(dir, { command: 'echo again' });
-    await new Promise((started) => setTimeout(started, 1500));
+    await handlesSigterm(runner);
     runner.kill('SIGTERM');
 
     expect(await exited(runner)).toBe(0);

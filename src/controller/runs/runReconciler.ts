@@ -28,21 +28,34 @@ export interface RunReconcilerDeps {
 export class RunReconciler {
   /** Jobs whose outcome is settled in the database: later passes (resyncs) skip them. */
   private readonly settled = new Set<string>();
+  /** Jobs noted as their job's runs (`registerRun`), so each is written once per process. */
+  private readonly seen = new Set<string>();
 
   constructor(private readonly deps: RunReconcilerDeps) {}
 
   /** Forgets a deleted Job. */
   forget(uid: string | undefined): void {
-    if (uid) this.settled.delete(uid);
+    if (!uid) return;
+    this.settled.delete(uid);
+    this.seen.delete(uid);
   }
 
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
     const kubeJob = this.deps.caches.jobs.get(name, namespace);
-    if (!kubeJob?.metadata?.uid || this.settled.has(kubeJob.metadata.uid)) return {};
+    const metadata = kubeJob?.metadata;
+    const uid = metadata?.uid;
+    if (!kubeJob || !metadata || !uid || this.settled.has(uid)) return {};
+    const jobId = Number(metadata.labels?.[JOB_ID_LABEL]);
+    if (!Number.isInteger(jobId) || jobId < 1) return {};
+    // Whose run this is, as only the controller knows it (it wrote the label): from now on a report
+    // sent with another job's token that names the run is refused.
+    if (!this.seen.has(uid)) {
+      await this.deps.runs.registerRun(jobId, uid);
+      this.seen.add(uid);
+    }
     const finished = finishedJob(kubeJob);
     if (!finished) return {};
-    const jobId = Number(kubeJob.metadata.labels?.[JOB_ID_LABEL]);
-    const job = Number.isInteger(jobId) ? await findJob(this.deps.pool, jobId) : null;
+    const job = await findJob(this.deps.pool, jobId);
     if (!job) return {};
     const now = this.deps.clock.now();
 
@@ -52,7 +65,7 @@ export class RunReconciler {
     const grace = this.deps.reportGraceMs ?? 30_000;
     if (waited < grace) return { requeueAfterMs: grace - waited };
 
-    const owner = kubeJob.metadata.ownerReferences?.find((ref) => ref.kind === 'CronJob');
+    const owner = metadata.ownerReferences?.find((ref) => ref.kind === 'CronJob');
     const cronJob = owner ? this.deps.caches.cronJobs.get(owner.name, namespace) : undefined;
     if (cronJob?.metadata?.uid) {
       const cronJobName = cronJob.metadata.name ?? owner!.name;
@@ -63,14 +76,14 @@ export class RunReconciler {
       }
     }
     const recorded = await this.deps.runs.recordUnreported(job, {
-      runUid: kubeJob.metadata.uid,
+      runUid: uid,
       status: finished.status,
       startedAt: finished.startedAt,
       finishedAt: finished.finishedAt,
       attempt: 0,
       reason: finished.reason,
     });
-    this.settled.add(kubeJob.metadata.uid);
+    this.settled.add(uid);
     if (recorded) {
       this.deps.logger.warn('recorded a run that did not report its outcome', {
         job: job.name,

@@ -1,5 +1,5 @@
 import type { ObjectCache } from '@kubernetes/client-node';
-import type { AlertsApi } from '../../alerts/routes';
+import type { JobAlertsSync } from '../../alerts/alertConfigService';
 import type { AlertConfig } from '../../domain/alertConfig';
 import type { Job } from '../../domain/job';
 import { type ClusterClient, statusOf } from '../clusterClient';
@@ -14,12 +14,12 @@ import type { ScheduledJob } from '../resources/scheduledJob';
 /**
  * The alert destinations of a job on a cluster: the ScheduledJob's shortcuts plus every AlertConfig
  * that names it, written to the service's alert configuration (the same one the REST API edits),
- * so alerting works exactly as it does locally. Webhook URLs kept in Secrets are read here and
- * never stored in a custom resource. An AlertConfig that cannot be used (a missing Secret key, a
+ * so alerting works exactly as it does locally. Webhook URLs and signing secrets kept in Secrets
+ * are read here and never stored in a custom resource. An AlertConfig that cannot be used (a missing Secret key, a
  * bad URL) is left out and says why in its Ready condition.
  */
 export async function syncJobAlerts(
-  deps: { cluster: ClusterClient; alertConfigs: ObjectCache<AlertConfigResource>; alerts: AlertsApi },
+  deps: { cluster: ClusterClient; alertConfigs: ObjectCache<AlertConfigResource>; alerts: JobAlertsSync },
   resource: ScheduledJob,
   job: Job,
 ): Promise<void> {
@@ -44,8 +44,7 @@ export async function syncJobAlerts(
     webhooks: parts.flatMap((part) => part.webhooks),
     emails: parts.flatMap((part) => part.emails),
   };
-  const current = await deps.alerts.get(job.id);
-  if (JSON.stringify(current) !== JSON.stringify(merged)) await deps.alerts.replace(job.id, merged);
+  await deps.alerts.sync(job.id, merged);
 }
 
 async function readSecretKeys(
@@ -53,9 +52,10 @@ async function readSecretKeys(
   namespace: string,
   config: AlertConfigResource,
 ): Promise<Map<string, string>> {
-  const refs: SecretKeyRef[] = (config.spec?.webhooks ?? []).flatMap((webhook) =>
-    webhook.urlFrom ? [webhook.urlFrom.secretKeyRef] : [],
-  );
+  const refs: SecretKeyRef[] = (config.spec?.webhooks ?? []).flatMap((webhook) => [
+    ...(webhook.urlFrom ? [webhook.urlFrom.secretKeyRef] : []),
+    ...(webhook.secretRef ? [webhook.secretRef] : []),
+  ]);
   const values = new Map<string, string>();
   for (const ref of refs) {
     try {

@@ -17,7 +17,7 @@ import { desiredStatus, type ObservedJob, type Readiness, statusDiffers } from '
 import type { TokenSecrets } from './tokenSecrets';
 
 /** Held on every ScheduledJob so that its job's rows go when it goes. */
-const CLEANUP_FINALIZER = 'crondeck.dev/cleanup';
+export const CLEANUP_FINALIZER = 'crondeck.dev/cleanup';
 /** Set by the REST API on the resources it creates: the id of the row it inserted first. */
 export const JOB_ID_LABEL = 'crondeck.dev/job-id';
 

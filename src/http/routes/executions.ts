@@ -10,7 +10,10 @@ import { parseOrThrow, parsePathId, pathIdSchema } from '../../httpKit/validate'
 
 const MAX_EXECUTIONS_LIMIT = 1000;
 
-/** Attempts in progress are listed too, as `running`, until they finish. */
+/**
+ * The spec's four statuses, and `running` (an extension): attempts in progress are listed only to
+ * a client that asks for them with `?status=running`, never in the default list.
+ */
 const LISTED_STATUSES = [...FINAL_STATUSES, 'running'] as const;
 
 const listQuerySchema = z.object({
@@ -57,8 +60,8 @@ export function executionsRouter(pool: Pool): Router {
   const router = Router();
   const lists = new ExecutionLists(pool);
 
-  // Newest first; items leave out stdout/stderr, which the single read has. The bytes are those
-  // of res.json.
+  // Newest first, finished executions unless `?status=running` asks for attempts in progress;
+  // items leave out stdout/stderr, which the single read has. The bytes are those of res.json.
   router.get('/', async (req, res) => {
     const query = parseOrThrow(listQuerySchema, req.query);
     const body = await lists.get(query, (executions) =>
@@ -71,7 +74,8 @@ export function executionsRouter(pool: Pool): Router {
   router.get('/:id', async (req, res) => {
     const id = parsePathId(req.params);
     const execution = await findExecution(pool, id);
-    // A running attempt answers too: finishedAt, durationMs and exitCode are null until it ends.
+    // An attempt in progress (its id comes from `job.running` or `?status=running`) answers too:
+    // finishedAt, durationMs and exitCode are null until it ends.
     if (!execution) throw notFound(`execution ${id} not found`);
     res.json({ ...summaryToJson(execution), stdout: execution.stdout, stderr: execution.stderr });
   });

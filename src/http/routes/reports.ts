@@ -1,10 +1,13 @@
 import express, { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
-import { attemptReportSchema } from '../../domain/attemptReport';
+import { attemptReportSchema, reportTimeProblem } from '../../domain/attemptReport';
+import type { Clock } from '../../domain/clock';
+import { DomainError } from '../../domain/errors';
 import { isReportTokenOf } from '../../domain/reportToken';
 import type { Logger } from '../../logging/logger';
 import type { ReportIngest } from '../../scheduling/reportIngest';
-import { HttpError } from '../../httpKit/httpError';
+import { badRequest, HttpError } from '../../httpKit/httpError';
 import { parseOrThrow, parsePathId } from '../../httpKit/validate';
+import { STATUS_OF_KIND } from '../errors';
 
 /**
  * Largest report accepted. Each output tail is at most 1 MiB of text, but JSON escapes control
@@ -16,14 +19,15 @@ const REPORT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
  * `POST /api/jobs/:id/reports`: a pod reports one attempt of job `:id`, authenticated by the job's
  * own report token (never the API token: a pod holds only its job's Secret). The token is checked
  * before the body is read, so a caller without it cannot make the service parse megabytes. Every
- * refusal (400, 403, 404, 413) is logged: a pod whose reports are refused loses runs.
+ * refusal (400, 403, 404, 409, 413) is logged: a pod whose reports are refused loses runs.
  */
 export function reportsRouter(options: {
   ingest: ReportIngest;
   reportSecret: string | null;
   logger: Logger;
+  clock: Clock;
 }): Router {
-  const { ingest, reportSecret, logger } = options;
+  const { ingest, reportSecret, logger, clock } = options;
   const router = Router({ mergeParams: true });
 
   const authenticate: RequestHandler = (req, _res, next) => {
@@ -46,6 +50,8 @@ export function reportsRouter(options: {
     async (req, res) => {
       const jobId = parsePathId(req.params);
       const report = parseOrThrow(attemptReportSchema, req.body);
+      const timeProblem = reportTimeProblem(report, clock.now());
+      if (timeProblem) throw badRequest(timeProblem);
       const outcome = await ingest.record(jobId, report);
       if ('duplicate' in outcome) {
         res.status(200).json({ duplicate: true });
@@ -58,7 +64,8 @@ export function reportsRouter(options: {
   const logRefusal: ErrorRequestHandler = (error, req, _res, next) => {
     logger.warn('pod report refused', {
       jobId: req.params.id,
-      status: (error as { status?: number }).status,
+      status:
+        error instanceof DomainError ? STATUS_OF_KIND[error.kind] : (error as { status?: number }).status,
       reason: (error as Error).message,
       remoteAddress: req.socket.remoteAddress,
     });

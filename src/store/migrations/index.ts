@@ -9,6 +9,8 @@ import { kubernetesSchema } from './008_kubernetes';
 import { spreadHotRowsSchema } from './009_spread_hot_rows';
 import { jobDefinitionsVersionSchema } from './010_job_definitions_version';
 import { claimClusterRunsSchema } from './011_claim_cluster_runs';
+import { jobScopedReportsSchema } from './012_job_scoped_reports';
+import { signedWebhooksSchema } from './015_signed_webhooks';
 
 export interface Migration {
   version: number;
@@ -32,4 +34,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'spread hot rows', sql: spreadHotRowsSchema },
   { version: 10, name: 'job definitions version', sql: jobDefinitionsVersionSchema },
   { version: 11, name: 'claim cluster runs', sql: claimClusterRunsSchema },
+  { version: 12, name: 'job scoped reports', sql: jobScopedReportsSchema },
+  { version: 15, name: 'signed webhooks', sql: signedWebhooksSchema },
 ];

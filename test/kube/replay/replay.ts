@@ -15,6 +15,11 @@ interface ReplayHookContext {
    * the emulator made, for requests that name it before any recorded answer did.
    */
   bindGeneratedName(placeholder: string, meta: { name: string; generateName: string }): void;
+  /**
+   * Binds a `<uid:N>` or `<rv:N>` placeholder to a value the emulator holds, for requests that
+   * carry it before any recorded answer showed it (the recorder read it unrecorded).
+   */
+  bindValue(placeholder: string, value: string): void;
 }
 
 type ReplayHook = (emu: KubeEmulator, ctx: ReplayHookContext) => void | Promise<void>;
@@ -44,8 +49,15 @@ export interface ReplayPlan {
    * the status and warnings only.
    */
   protobuf?: Record<number, string>;
+  /** managedFields are compared in this file's answers too (elsewhere they are informative). */
+  managedFields?: boolean;
   /** Narrows both bodies the same way (the recorder's own `bodyFiltered`). */
   filterBoth?: Record<number, (body: unknown) => unknown>;
+  /**
+   * Values for placeholders of a request body that normalization made ambiguous and the step
+   * describes (`<time.fraction>` with 3 or 9 digits, `<microtime+offset>`), by exchange.
+   */
+  literals?: Record<number, Record<string, () => string>>;
 }
 
 export interface ExchangeResult {
@@ -66,6 +78,8 @@ interface Actual {
   end?: string;
 }
 
+const NODE_FETCH_USER_AGENT = 'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)';
+
 function warningsOf(h: Record<string, string | string[] | undefined>): string[] {
   const w = h.warning;
   if (w === undefined) return [];
@@ -81,9 +95,19 @@ function parse(text: string): unknown {
   }
 }
 
+let lastMicroTime = 0;
+
+/**
+ * `<time>` as the wall clock's second; `<microtime>` strictly increasing: two renews the recorder
+ * sent in the same millisecond still differ, as their recorded values did (a repeated value would
+ * make the second write a no-op that keeps the resourceVersion).
+ */
 function nowRfc3339(micro: boolean): string {
-  const iso = new Date().toISOString();
-  return micro ? iso.replace(/\.(\d{3})Z$/, '.$1000Z') : iso.replace(/\.\d{3}Z$/, 'Z');
+  if (!micro) return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  lastMicroTime = Math.max(Date.now() * 1000, lastMicroTime + 1);
+  const millis = Math.floor(lastMicroTime / 1000);
+  const micros = String(lastMicroTime % 1000).padStart(3, '0');
+  return new Date(millis).toISOString().replace(/Z$/, `${micros}Z`);
 }
 
 /** Shape match for polled exchanges: placeholders in the recording match any value. */
@@ -128,6 +152,17 @@ export async function replay(
       bindings.values.set(placeholder, meta.name.slice(meta.generateName.length));
       generatedNames.push({ name: meta.name, generateName: meta.generateName });
     },
+    bindValue(placeholder, value) {
+      bindings.values.set(placeholder, value);
+      boundValues.push([placeholder, value]);
+    },
+  };
+  /** Values hooks bound before the exchange being sent: numbered first when it is normalized. */
+  let boundValues: [string, string][] = [];
+  const takeBound = () => {
+    const taken = boundValues;
+    boundValues = [];
+    return taken;
   };
   /** Hands the generated names bound so far to the exchange being recorded. */
   const takeGeneratedNames = () => {
@@ -164,12 +199,20 @@ export async function replay(
         if (!plan.secret) throw new Error(`exchange ${e.i}: no value for <secret>`);
         body = body.replace(/<secret>/g, plan.secret(emu));
       }
+      for (const [placeholder, value] of Object.entries(plan.literals?.[e.i] ?? {})) {
+        body = body.split(placeholder).join(value());
+      }
       body = bindings
         .substitute(body, freshValue)
         .replace(/<microtime>/g, nowRfc3339(true))
-        .replace(/<time>/g, nowRfc3339(false));
+        .replace(/<time>/g, nowRfc3339(false))
+        // The recorded parse errors show what these were (10 #11 `789Z`: nine digits; #12 `.5+02:00`).
+        .replace(/<time\.fraction>/g, nowRfc3339(false).replace(/Z$/, '.123456789Z'))
+        .replace(/<time\.fraction\+offset>/g, nowRfc3339(false).replace(/Z$/, '.5+02:00'));
     }
-    const headers: Record<string, string> = { ...e.request.headers };
+    // The recorder sent client-node's User-Agent without recording it (README "The requests"):
+    // writes without fieldManager are managed as `node-fetch`.
+    const headers: Record<string, string> = { 'user-agent': NODE_FETCH_USER_AGENT, ...e.request.headers };
     if (plan.protobuf?.[e.i]) {
       headers['content-type'] = 'application/json';
       headers.accept = 'application/json';
@@ -214,7 +257,7 @@ export async function replay(
       bindings.align(e.response.body, body);
       actuals.set(e.i, {
         e,
-        fresh: r.fresh,
+        fresh: [...takeBound(), ...r.fresh],
         generatedNames: takeGeneratedNames(),
         status: res.status,
         warnings: warningsOf(res.headers),
@@ -250,7 +293,7 @@ export async function replay(
     recorded.forEach((ev, k) => bindings.align(ev, events[k]));
     actuals.set(e.i, {
       e,
-      fresh: r.fresh,
+      fresh: [...takeBound(), ...r.fresh],
       generatedNames: takeGeneratedNames(),
       status,
       warnings: warningsOf(await stream.headers),
@@ -280,9 +323,29 @@ export async function replay(
       norm.observe(cat, v);
     }
     for (const g of a.generatedNames) norm.observeGenerated(g.name, g.generateName);
+    observeGeneratedInRefusal(e, a.body, norm);
     results.set(e.i, compareOne(e, a, norm, plan));
   }
   return t.exchanges.map((e) => results.get(e.i) ?? { i: e.i, outcome: 'mismatch', detail: 'not run' });
+}
+
+/**
+ * A create with generateName that the server refused names the generated object only in the
+ * Status (18 #53): the recorder normalized that name as generated, so the replay does too.
+ */
+function observeGeneratedInRefusal(e: Exchange, body: unknown, norm: Normalizer): void {
+  const generateName = (e.request.body as { metadata?: { generateName?: unknown } } | undefined)?.metadata
+    ?.generateName;
+  if (typeof generateName !== 'string' || !generateName) return;
+  const name = (body as { kind?: string; details?: { name?: unknown } } | undefined)?.details?.name;
+  if (typeof name === 'string' && name.startsWith(generateName) && name.length === generateName.length + 5) {
+    norm.observeGenerated(name, generateName);
+  }
+}
+
+/** Whether an exchange's managedFields are compared too (plans list the files whose entries match). */
+function managedFieldsCompared(plan: ReplayPlan): boolean {
+  return Boolean(plan.managedFields) || Boolean(process.env.REPLAY_MANAGED_FIELDS);
 }
 
 function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan): ExchangeResult {
@@ -293,8 +356,9 @@ function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan):
   if (canonical(actW) !== canonical(recW))
     problems.push(`warnings ${JSON.stringify(actW)} != ${JSON.stringify(recW)}`);
   if (!plan.protobuf?.[e.i] && (e.response.body !== undefined || a.body !== undefined)) {
-    let mine = stripInformative(norm.body(a.body));
-    let theirs = stripInformative(withoutOpenShiftCarry(e.response.body));
+    const keep = managedFieldsCompared(plan);
+    let mine = stripInformative(norm.body(a.body), keep);
+    let theirs = stripInformative(withoutOpenShiftCarry(e.response.body), keep);
     if (plan.filter?.[e.i]) theirs = plan.filter[e.i]!(theirs, mine);
     if (plan.filterBoth?.[e.i]) {
       theirs = plan.filterBoth[e.i]!(theirs);
@@ -310,11 +374,14 @@ function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan):
   if (e.watch && e.response.status === 200) {
     let mine = (a.events ?? []).map((ev) => ({
       type: ev.type,
-      object: stripInformative(norm.body(ev.object, ev.type === 'BOOKMARK' ? 'bookmark' : 'body')),
+      object: stripInformative(
+        norm.body(ev.object, ev.type === 'BOOKMARK' ? 'bookmark' : 'body'),
+        managedFieldsCompared(plan),
+      ),
     }));
     let theirs = (e.response.events ?? []).map((ev) => ({
       type: ev.type,
-      object: stripInformative(withoutOpenShiftCarry(ev.object)),
+      object: stripInformative(withoutOpenShiftCarry(ev.object), managedFieldsCompared(plan)),
     }));
     if (e.nondeterministic) {
       // 15 #4: only the first MODIFIED and the final DELETED are stable.

@@ -1,3 +1,4 @@
+import type { ScalePaths } from './customResources/scalePaths';
 import type { FieldError } from './errors';
 import type { HandlerResult, RequestContext, ServerServices } from './handlers/context';
 import { compareKubeVersions } from './kubeVersions';
@@ -12,6 +13,8 @@ export interface WriteContext {
   viaPatch?: boolean;
   /** metadata.name was made from generateName (admission saw no name: messages say `pods is …`). */
   nameGenerated?: boolean;
+  /** The request's Warning headers, for checks that warn (a finalizer without a domain, 18 #59). */
+  warnings?: string[];
 }
 
 /** What the emulator knows about one kind of resource (the server's RESTStorage, reduced). */
@@ -27,17 +30,26 @@ export interface ResourceType {
   categories?: string[];
   /** Subresources served (status, binding, token, …); `status` splits spec and status writes. */
   subresources: string[];
+  /** A custom resource's `/scale`: where its replicas and selector live. */
+  scale?: ScalePaths;
   verbs: string[];
   custom: boolean;
   /** metadata.generation is kept (CRs, CronJob, Job, CRD …; not Namespace, Secret, Pod). */
   generation: boolean;
   storageVersionHash?: string;
+  /**
+   * The decoder's own failures (wrong JSON types, bad quantities): throws the 400; normalizes
+   * values it parses (quantities, bytes). `viaPatch`: `obj` is the result of a PATCH.
+   */
+  decode?(obj: Obj, viaPatch: boolean): void;
   /** Paths of fields the schema does not know, pruned from `obj` in place (sorted). */
   prune?(obj: Obj): string[];
   defaults?(obj: Obj, ctx: WriteContext): void;
   /** Mutating admission after defaulting (the ServiceAccount plugin on pods); may refuse. */
   admit?(obj: Obj, ctx: WriteContext, svc: ServerServices): void;
   validate?(obj: Obj, ctx: WriteContext): FieldError[];
+  /** Warnings of a write that validated (WarningsOnCreate / WarningsOnUpdate), without the `299 -`. */
+  warnings?(obj: Obj, ctx: WriteContext): string[];
   /** Last step before storing (e.g. Secret stringData folding). */
   normalize?(obj: Obj, ctx: WriteContext): void;
   /** Propagation when DELETE names none (batch/v1 Jobs orphan their pods by default). */

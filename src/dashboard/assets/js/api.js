@@ -105,6 +105,15 @@ export const api = {
 
   listExecutions: ({ jobId, status, limit }) =>
     request('GET', `/api/executions${query({ jobId, status, limit })}`),
+  /** Finished executions and attempts in progress (which the API lists only when asked), newest first. */
+  listExecutionsWithRunning: async ({ jobId, limit }) => {
+    const [finished, running] = await Promise.all([
+      api.listExecutions({ jobId, limit }),
+      api.listExecutions({ jobId, status: 'running', limit }),
+    ]);
+    const newestFirst = (a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt) || b.id - a.id;
+    return [...running, ...finished].sort(newestFirst).slice(0, Number(limit));
+  },
   getExecution: (id) => request('GET', `/api/executions/${enc(id)}`),
 
   schedulerStatus: () => request('GET', '/api/scheduler/status'),

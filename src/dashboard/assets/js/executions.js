@@ -176,7 +176,9 @@ export function createExecutionsView(section, ctx) {
     async refresh() {
       const requested = params;
       const query = { jobId: params.jobId, status: params.status, limit: params.limit || 50 };
-      const [executions, jobList] = await Promise.all([api.listExecutions(query), api.listJobs()]);
+      // "All statuses" shows runs in progress too: the API lists them only when asked.
+      const listed = params.status ? api.listExecutions(query) : api.listExecutionsWithRunning(query);
+      const [executions, jobList] = await Promise.all([listed, api.listJobs()]);
       // The filters changed while this was loading: its answer belongs to the old ones.
       if (requested !== params) return;
       jobs = jobList;

@@ -27,6 +27,8 @@ export interface RequestContext {
   rawBody: string;
   contentType: string;
   accept: string;
+  /** Without `fieldManager`, the manager a write is recorded under comes from it (`node-fetch`). */
+  userAgent?: string;
   user: User;
   /** Warning header values to send (already formatted `299 - "…"`). */
   warnings: string[];

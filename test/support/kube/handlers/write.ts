@@ -1,8 +1,9 @@
 import { alreadyExists, ApiError, conflict, fieldErr, invalid, MODIFIED_CONFLICT, notFound } from '../errors';
 import { present, resourceKey, toStored, type ResourceType, type WriteContext } from '../resources';
 import { clone, deepEqual, isPlainObject, rfc3339, type Obj } from '../types';
-import { randomSuffix, validateSubdomainName } from '../validation';
-import type { HandlerResult, RequestContext, ServerServices } from './context';
+import { randomSuffix } from '../validation';
+import { recordWrite } from '../serverSideApply/writes';
+import { warning, type HandlerResult, type RequestContext, type ServerServices } from './context';
 import { decodeObject, pruneUnknown } from './decode';
 
 const SERVER_SET_META = [
@@ -15,11 +16,6 @@ const SERVER_SET_META = [
 
 function hasStatus(type: ResourceType): boolean {
   return type.subresources.includes('status');
-}
-
-function validateAndDefault(type: ResourceType, obj: Obj, ctx: WriteContext): void {
-  type.defaults?.(obj, ctx);
-  validateAndNormalize(type, obj, ctx);
 }
 
 function validateAndNormalize(type: ResourceType, obj: Obj, ctx: WriteContext): void {
@@ -54,7 +50,17 @@ function checkNamespace(svc: ServerServices, type: ResourceType, ns: string | un
   }
 }
 
-export function create(svc: ServerServices, ctx: RequestContext, body: unknown): HandlerResult {
+/** `applied`: server-side apply made the object and its managedFields (handlers/apply.ts). */
+interface WriteOptions {
+  applied?: boolean;
+}
+
+export function create(
+  svc: ServerServices,
+  ctx: RequestContext,
+  body: unknown,
+  opts: WriteOptions = {},
+): HandlerResult {
   const type = ctx.type;
   const obj = decodeObject(ctx, body);
   const meta = obj.metadata;
@@ -78,20 +84,26 @@ export function create(svc: ServerServices, ctx: RequestContext, body: unknown):
       fieldErr.required('metadata.name', 'name or generateName is required'),
     ]);
   }
-  for (const k of [...SERVER_SET_META, 'resourceVersion', 'selfLink', 'managedFields']) delete meta[k];
-  const nameErrs = type.custom ? validateSubdomainName('metadata.name', meta.name) : [];
-  if (nameErrs.length) throw invalid(type.kind, type.group, meta.name, nameErrs);
+  for (const k of [...SERVER_SET_META, 'resourceVersion', 'selfLink']) delete meta[k];
   if (hasStatus(type)) delete obj.status;
   // Set before defaulting: Job defaults put the uid into the selector and labels (09 #2).
   meta.uid = svc.store.newUid();
   meta.creationTimestamp = rfc3339(svc.now());
   if (type.generation) meta.generation = 1;
-  const wctx: WriteContext = { operation: 'create', dryRun: ctx.dryRun, nameGenerated };
+  const wctx: WriteContext = {
+    operation: 'create',
+    dryRun: ctx.dryRun,
+    nameGenerated,
+    warnings: ctx.warnings,
+  };
   type.defaults?.(obj, wctx);
+  // Managed fields are computed on the decoded, defaulted object, before admission mutates it.
+  if (!opts.applied) recordWrite(svc, ctx, undefined, obj, obj);
   // Admission (NamespaceLifecycle, then ServiceAccount …) runs before validation, as on the server.
   checkNamespace(svc, type, ns, meta.name);
   type.admit?.(obj, wctx, svc);
   validateAndNormalize(type, obj, wctx);
+  for (const w of type.warnings?.(obj, wctx) ?? []) ctx.warnings.push(warning(w));
   const key = resourceKey(type);
   if (svc.store.get(key, meta.namespace, meta.name))
     throw alreadyExists(type.resource, type.group, meta.name);
@@ -134,7 +146,6 @@ function specPart(o: Obj): Obj {
 function comparable(o: Obj): Obj {
   const c = clone(o);
   delete c.metadata.resourceVersion;
-  delete c.metadata.managedFields;
   return c;
 }
 
@@ -147,7 +158,12 @@ export function update(
   svc: ServerServices,
   ctx: RequestContext,
   body: unknown,
-  opts: { fromPatch?: boolean; old?: Obj } = {},
+  opts: WriteOptions & {
+    fromPatch?: boolean;
+    old?: Obj;
+    /** Stored even if nothing else changed (/scale taking over the replicas field, 18 #95). */
+    alwaysWrite?: boolean;
+  } = {},
 ): HandlerResult {
   const type = ctx.type;
   const name = ctx.info.name!;
@@ -196,6 +212,7 @@ export function update(
     next = clone(old);
     if (incoming.status === undefined) delete next.status;
     else next.status = incoming.status;
+    if (opts.applied) next.metadata.managedFields = incoming.metadata.managedFields;
   } else {
     next = incoming;
     if (hasStatus(type)) {
@@ -210,15 +227,15 @@ export function update(
     if (!type.namespaced) delete next.metadata.namespace;
     next.metadata.name = name;
     delete next.metadata.selfLink;
-    next.metadata.managedFields = old.metadata.managedFields;
-    if (next.metadata.managedFields === undefined) delete next.metadata.managedFields;
   }
+  if (next.metadata.managedFields === undefined) delete next.metadata.managedFields;
   next.metadata.resourceVersion = old.metadata.resourceVersion;
   const wctx: WriteContext = {
     operation: statusWrite ? 'status' : 'update',
     old,
     dryRun: ctx.dryRun,
     viaPatch: opts.fromPatch,
+    warnings: ctx.warnings,
   };
   if (old.metadata.deletionTimestamp && !statusWrite) {
     const before = new Set<string>(old.metadata.finalizers ?? []);
@@ -232,11 +249,16 @@ export function update(
       throw invalid(type.kind, type.group, name, [err, err]);
     }
   }
-  validateAndDefault(type, next, wctx);
+  type.defaults?.(next, wctx);
+  // The field manager sees the decoded object before the strategy and validation; through /status
+  // it sees the metadata changes the strategy then drops (05 #6).
+  if (!opts.applied) recordWrite(svc, ctx, old, statusWrite ? incoming : next, next);
+  validateAndNormalize(type, next, wctx);
+  for (const w of type.warnings?.(next, wctx) ?? []) ctx.warnings.push(warning(w));
   if (type.generation && !deepEqual(specPart(next), specPart(old))) {
     next.metadata.generation = (old.metadata.generation ?? 0) + 1;
   }
-  if (deepEqual(comparable(next), comparable(old))) return { status: 200, body: old };
+  if (!opts.alwaysWrite && deepEqual(comparable(next), comparable(old))) return { status: 200, body: old };
   if (ctx.dryRun) return { status: 200, body: next };
   const finalizers = (next.metadata.finalizers ?? []) as string[];
   if (next.metadata.deletionTimestamp && finalizers.length === 0) {

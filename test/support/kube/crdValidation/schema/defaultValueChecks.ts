@@ -4,15 +4,31 @@
  * the default's path (`…properties[options].default.a`) and name the value inside it.
  */
 import { validateRulesAgainst } from '../../celCheck/ruleValidation';
+import { validateOpenApi } from '../../customResources/openapiValidation';
 import type { FieldError } from '../../errors';
-import { validateSchema, type Schema } from '../../schema';
+import type { Schema } from '../../schema';
 import type { Obj } from '../../types';
 
+/**
+ * Defaults are validated through the structural schema's OpenAPI form, which keeps no type for
+ * x-kubernetes-int-or-string: any default passes there (17 #57), unlike a custom resource's value.
+ */
+function untypedIntOrString(s: unknown): unknown {
+  if (Array.isArray(s)) return s.map(untypedIntOrString);
+  if (!s || typeof s !== 'object') return s;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(s as Obj)) {
+    if (k === 'default' || k === 'example' || k === 'enum') out[k] = v;
+    else out[k] = untypedIntOrString(v);
+  }
+  // The flag gives a custom resource's value the type integer-or-string; a default keeps only what
+  // the schema itself declares (its type, its anyOf).
+  delete out['x-kubernetes-int-or-string'];
+  return out;
+}
+
 export function defaultValueErrors(value: unknown, s: Obj, at: string): FieldError[] {
-  return validateSchema(value, s as Schema, '').map((e) => ({
-    ...e,
-    field: e.field ? (e.field.startsWith('[') ? `${at}${e.field}` : `${at}.${e.field}`) : at,
-  }));
+  return validateOpenApi(value, untypedIntOrString(s) as Schema, at);
 }
 
 export function defaultRuleErrors(value: unknown, s: Obj, isResource: boolean, at: string): FieldError[] {
