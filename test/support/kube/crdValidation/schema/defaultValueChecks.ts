@@ -6,10 +6,27 @@
 import { validateRulesAgainst } from '../../celCheck/ruleValidation';
 import type { FieldError } from '../../errors';
 import { validateSchema, type Schema } from '../../schema';
-import type { Obj } from '../../types';
+import { isPlainObject, type Obj } from '../../types';
+
+/**
+ * The server validates a default through the structural schema's OpenAPI form, in which
+ * x-kubernetes-int-or-string adds no type of its own (a boolean default passes, 17 #57): only a
+ * declared `type` or `anyOf` constrains the default, unlike a custom resource's value.
+ */
+function withoutIntOrStringType(s: Obj): Obj {
+  const { 'x-kubernetes-int-or-string': _flag, ...out } = s;
+  void _flag;
+  const sub = (x: unknown) => (isPlainObject(x) ? withoutIntOrStringType(x) : x);
+  if (isPlainObject(s.properties)) {
+    out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, sub(v)]));
+  }
+  for (const k of ['items', 'additionalProperties', 'not']) if (isPlainObject(s[k])) out[k] = sub(s[k]);
+  for (const k of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[k])) out[k] = s[k].map(sub);
+  return out;
+}
 
 export function defaultValueErrors(value: unknown, s: Obj, at: string): FieldError[] {
-  return validateSchema(value, s as Schema, '').map((e) => ({
+  return validateSchema(value, withoutIntOrStringType(s) as Schema, '').map((e) => ({
     ...e,
     field: e.field ? (e.field.startsWith('[') ? `${at}${e.field}` : `${at}.${e.field}`) : at,
   }));
