@@ -4,31 +4,30 @@
  * the default's path (`…properties[options].default.a`) and name the value inside it.
  */
 import { validateRulesAgainst } from '../../celCheck/ruleValidation';
-import { validateOpenApi } from '../../customResources/openapiValidation';
 import type { FieldError } from '../../errors';
+import { validateOpenApi } from '../../customResources/openapiValidation';
 import type { Schema } from '../../schema';
-import type { Obj } from '../../types';
+import { isPlainObject, type Obj } from '../../types';
 
 /**
- * Defaults are validated through the structural schema's OpenAPI form, which keeps no type for
- * x-kubernetes-int-or-string: any default passes there (17 #57), unlike a custom resource's value.
+ * The server validates a default through the structural schema's OpenAPI form, in which
+ * x-kubernetes-int-or-string adds no type of its own (a boolean default passes, 17 #57): only a
+ * declared `type` or `anyOf` constrains the default, unlike a custom resource's value.
  */
-function untypedIntOrString(s: unknown): unknown {
-  if (Array.isArray(s)) return s.map(untypedIntOrString);
-  if (!s || typeof s !== 'object') return s;
-  const out: Obj = {};
-  for (const [k, v] of Object.entries(s as Obj)) {
-    if (k === 'default' || k === 'example' || k === 'enum') out[k] = v;
-    else out[k] = untypedIntOrString(v);
+function withoutIntOrStringType(s: Obj): Obj {
+  const { 'x-kubernetes-int-or-string': _flag, ...out } = s;
+  void _flag;
+  const sub = (x: unknown) => (isPlainObject(x) ? withoutIntOrStringType(x) : x);
+  if (isPlainObject(s.properties)) {
+    out.properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, sub(v)]));
   }
-  // The flag gives a custom resource's value the type integer-or-string; a default keeps only what
-  // the schema itself declares (its type, its anyOf).
-  delete out['x-kubernetes-int-or-string'];
+  for (const k of ['items', 'additionalProperties', 'not']) if (isPlainObject(s[k])) out[k] = sub(s[k]);
+  for (const k of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[k])) out[k] = s[k].map(sub);
   return out;
 }
 
 export function defaultValueErrors(value: unknown, s: Obj, at: string): FieldError[] {
-  return validateOpenApi(value, untypedIntOrString(s) as Schema, at);
+  return validateOpenApi(value, withoutIntOrStringType(s) as Schema, at);
 }
 
 export function defaultRuleErrors(value: unknown, s: Obj, isResource: boolean, at: string): FieldError[] {
