@@ -68,7 +68,7 @@ const RESERVED = new Set([
 ]);
 
 /** A property name as CEL sees it (apiserver's Escape), or undefined when it cannot be named. */
-export function escapeFieldName(name: string): string | undefined {
+function escapeFieldName(name: string): string | undefined {
   if (RESERVED.has(name)) return `__${name}__`;
   const escaped = name
     .replace(/__/g, '__underscores__')

@@ -3,7 +3,7 @@
  * then its CEL rules (the default being its own old value, so transition rules hold). Errors carry
  * the default's path (`…properties[options].default.a`) and name the value inside it.
  */
-import { validateRulesAgainst } from '../../celCheck/ruleValidation';
+import { celRuleErrors } from '../../customResources/celRules';
 import type { FieldError } from '../../errors';
 import { validateOpenApi } from '../../customResources/openapiValidation';
 import type { Schema } from '../../schema';
@@ -30,6 +30,10 @@ export function defaultValueErrors(value: unknown, s: Obj, at: string): FieldErr
   return validateOpenApi(value, withoutIntOrStringType(s) as Schema, at);
 }
 
-export function defaultRuleErrors(value: unknown, s: Obj, isResource: boolean, at: string): FieldError[] {
-  return validateRulesAgainst(value, s, isResource, value, at);
+export function defaultRuleErrors(value: unknown, s: Obj, at: string): FieldError[] {
+  // Without an old value, transition rules are not run: on a default, self and oldSelf are equal.
+  return celRuleErrors(value, undefined, s as Schema, []).map((e) => ({
+    ...e,
+    field: e.field ? (e.field.startsWith('[') ? `${at}${e.field}` : `${at}.${e.field}`) : at,
+  }));
 }

@@ -75,7 +75,7 @@ function defaultErrors(s: Obj, isResource: boolean, insideMeta: boolean, path: s
   }
   const values = defaultValueErrors(value, s, at);
   if (values.length) return [...out, ...values];
-  return [...out, ...defaultRuleErrors(value, s, isResource, at)];
+  return [...out, ...defaultRuleErrors(value, s, at)];
 }
 
 function visit(s: Obj, path: string, isRoot: boolean, insideMeta: boolean, out: FieldError[]): void {
