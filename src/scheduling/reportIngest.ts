@@ -25,6 +25,7 @@ export class ReportIngest {
         exitCode: report.exitCode,
         stdout: report.stdout,
         stderr: report.stderr,
+        reason: report.reason ?? null,
         attempt: report.attempt,
         reportKey: reportKeyOf(report),
       },

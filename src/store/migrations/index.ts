@@ -10,6 +10,7 @@ import { spreadHotRowsSchema } from './009_spread_hot_rows';
 import { jobDefinitionsVersionSchema } from './010_job_definitions_version';
 import { claimClusterRunsSchema } from './011_claim_cluster_runs';
 import { jobScopedReportsSchema } from './012_job_scoped_reports';
+import { failureReasonsSchema } from './016_failure_reasons';
 
 export interface Migration {
   version: number;
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'job definitions version', sql: jobDefinitionsVersionSchema },
   { version: 11, name: 'claim cluster runs', sql: claimClusterRunsSchema },
   { version: 12, name: 'job scoped reports', sql: jobScopedReportsSchema },
+  { version: 16, name: 'failure reasons', sql: failureReasonsSchema },
 ];
