@@ -48,3 +48,45 @@ export function storableReason(reason: FailureReason | null | undefined): Failur
     message: firstCodePoints(storableText(reason.message).replace(/\s*\n\s*/g, ' '), REASON_MESSAGE_MAX),
   };
 }
+
+/**
+ * Whether the state of the pod an attempt ran in may say more about its failure than the runner
+ * could: the command was killed (an OOM kill looks like any SIGKILL from inside), stopped (the
+ * kubelet evicting the pod sends TERM), or its container was lost. A plain exit code, a success or
+ * a timeout the runner enforced say all there is.
+ */
+export function podMayExplain(result: { status: string; exitCode: number }): boolean {
+  return result.status === 'failed' && (result.exitCode < 0 || result.exitCode > 128);
+}
+
+export function sameReason(a: FailureReason | null, b: FailureReason | null): boolean {
+  return a === b || (a !== null && b !== null && a.code === b.code && a.message === b.message);
+}
+
+/** A job's latest failed or timed-out run, as a ScheduledJob's status shows it. */
+export interface LastFailure {
+  at: Date;
+  reason: FailureReason;
+}
+
+/**
+ * The failure as a status shows it: its reason, else what its status and exit code say (`Error`,
+ * the kubelet's word for a container that exited non-zero, or `Timeout`).
+ */
+export function lastFailureOf(execution: {
+  status: string;
+  exitCode: number | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  reason: FailureReason | null;
+}): LastFailure {
+  const at = execution.finishedAt ?? execution.startedAt;
+  if (execution.reason) return { at, reason: execution.reason };
+  if (execution.status === 'timeout')
+    return { at, reason: { code: 'Timeout', message: 'the run timed out' } };
+  const exit =
+    execution.exitCode === null || execution.exitCode < 0
+      ? 'the exit code is unknown'
+      : `exit code ${execution.exitCode}`;
+  return { at, reason: { code: 'Error', message: exit } };
+}

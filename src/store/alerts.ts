@@ -67,6 +67,8 @@ export interface NewOutboxAlert {
   /** Everything the senders need, so the alert can be sent after the job is gone. */
   snapshot: unknown;
   createdAt: Date;
+  /** Not sent before this (default: at once). */
+  notBefore?: Date;
 }
 
 /**
@@ -85,9 +87,10 @@ export async function enqueueAlerts(db: Queryable, alerts: NewOutboxAlert[]): Pr
       alert.destination,
       JSON.stringify(alert.snapshot),
       alert.createdAt,
+      alert.notBefore ?? alert.createdAt,
     );
     const n = values.length;
-    return `($${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n}, $${n})`;
+    return `($${n - 7}, $${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
   });
   const { rowCount } = await db.query(
     `INSERT INTO alert_outbox (job_id, execution_id, event, channel, destination, snapshot, created_at, next_attempt_at)

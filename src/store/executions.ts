@@ -1,5 +1,11 @@
 import type { Pool, PoolClient } from 'pg';
-import type { AttemptResult, Execution, ExecutionStatus, FinalStatus } from '../domain/execution';
+import type {
+  AttemptResult,
+  Execution,
+  ExecutionStatus,
+  FailureReason,
+  FinalStatus,
+} from '../domain/execution';
 import { SERVICE_STOPPED, storableReason } from '../domain/failureReasons';
 import { boundedOutput } from '../domain/outputTail';
 import { storableText } from '../domain/text';
@@ -299,6 +305,41 @@ export async function listExecutions(
   );
   const { version, rows: executionRows } = splitListVersion(rows, (row) => row.id === null);
   return { executions: executionRows.map(toExecution), version };
+}
+
+/**
+ * Gives the finished execution with report key `reportKey` of job `jobId` a reason it did not have
+ * (what the controller saw of its pod, after the pod's report). Answers it, or null when there is
+ * no such execution or it had that reason already. Nothing is counted again.
+ */
+export async function setExecutionReason(
+  db: Queryable,
+  jobId: number,
+  reportKey: string,
+  reason: FailureReason,
+): Promise<Execution | null> {
+  const stored = storableReason(reason)!;
+  const { rows } = await db.query<ExecutionRow>(
+    `UPDATE executions SET reason = $3, reason_message = $4
+     WHERE job_id = $1 AND report_key = $2 AND status <> 'running'
+       AND (reason, reason_message) IS DISTINCT FROM ($3, $4)
+     RETURNING ${FULL_COLUMNS}`,
+    [jobId, reportKey, stored.code, stored.message],
+  );
+  return rows[0] ? toExecution(rows[0]) : null;
+}
+
+/** Job `jobId`'s latest failed or timed-out execution, from the small index of failures (migration 016). */
+export async function findLastFailure(db: Queryable, jobId: number): Promise<Execution | null> {
+  const { rows } = await db.query<ExecutionRow>(
+    prepared(
+      'find_last_failure',
+      `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE job_id = $1 AND status IN ('failed', 'timeout')
+       ORDER BY started_at DESC, id DESC LIMIT 1`,
+      [jobId],
+    ),
+  );
+  return rows[0] ? toExecution(rows[0]) : null;
 }
 
 export async function findExecution(db: Queryable, id: number): Promise<Execution | null> {

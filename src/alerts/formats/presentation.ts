@@ -92,6 +92,9 @@ const HINTS: Record<string, string> = {
     'no node can take the pod: lower resources.requests, add capacity, or check selectors and taints',
   NodeLost: 'the node running the pod went away: run the job again, and check the node if it repeats',
   Preempted: 'a pod of higher priority took its place: run the job again, or make room in the cluster',
+  NodeShutdown: 'the node shut down during the run: run the job again',
+  CreateContainerError: 'see kubectl describe pod of the run for what the container runtime refused',
+  RunContainerError: 'see kubectl describe pod of the run for what the container runtime refused',
   DeadlineExceeded: 'the run outlived its timeout and retries: raise timeout, or find what makes it slow',
   BackoffLimitExceeded:
     'the pod failed without reporting: read kubectl logs and kubectl describe pod of the run',
@@ -109,7 +112,7 @@ const HINTS: Record<string, string> = {
 };
 
 /** What to try for a reason code, or null when there is no advice to give. */
-export function hintFor(code: string | null | undefined): string | null {
+function hintFor(code: string | null | undefined): string | null {
   return code ? (HINTS[code] ?? null) : null;
 }
 

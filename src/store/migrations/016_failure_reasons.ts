@@ -12,6 +12,8 @@
  * - `cluster_runs.closing_key`: the report key of the execution that closed the run (its final
  *   report, or the controller's record), so a reason that arrives later finds that execution.
  * - `claim_job_cluster_runs` answers the reason and the closing key too (same locks, same read).
+ * - The executions list shows the reason: a reason given to an execution later (by the controller)
+ *   bumps the list's version, as any change of a listed field does (migrations 006, 009).
  */
 export const failureReasonsSchema = `
 ALTER TABLE executions ADD COLUMN reason text;
@@ -33,6 +35,29 @@ BEGIN
   RETURN QUERY
     SELECT c.run_uid, c.job_id, c.closed_by, c.seen_by_controller, c.reason, c.reason_message, c.closing_key
       FROM unnest(uids) AS u(uid) JOIN cluster_runs c ON c.run_uid = u.uid;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION bump_execution_list_version() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  touched boolean;
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    touched := EXISTS (SELECT 1 FROM new_rows);
+  ELSIF TG_OP = 'DELETE' THEN
+    touched := EXISTS (SELECT 1 FROM old_rows);
+  ELSE
+    touched := EXISTS (
+      SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id
+      WHERE (o.job_id, o.job_name, o.status, o.started_at, o.finished_at, o.duration_ms, o.exit_code, o.attempt,
+             o.reason, o.reason_message)
+        IS DISTINCT FROM (n.job_id, n.job_name, n.status, n.started_at, n.finished_at, n.duration_ms, n.exit_code,
+                          n.attempt, n.reason, n.reason_message));
+  END IF;
+  IF touched THEN
+    PERFORM bump_version_slot('executions');
+  END IF;
+  RETURN NULL;
 END
 $$;
 `;
