@@ -36,15 +36,17 @@ export class ClusterRunRecorder {
   /**
    * Keeps what the controller saw of the run's pods (OOMKilled, Evicted, ImagePullBackOff...; null
    * when nothing is wrong with them; undefined when there is no pod to look at) for the run's final
-   * execution, whether it is recorded already or not (`ExecutionRecorder.noteRunReason`).
+   * execution, whether it is recorded already or not (`ExecutionRecorder.noteRunReason`). `endedBy`:
+   * what ended the run when the pods say nothing (the Job's deadline).
    */
   noteRunReason(
     jobId: number,
     runUid: string,
     seen: FailureReason | null | undefined,
     runEnded: boolean,
+    endedBy: FailureReason | null = null,
   ): Promise<Execution | null> {
-    return this.recorder.noteRunReason(jobId, runUid, seen, runEnded);
+    return this.recorder.noteRunReason(jobId, runUid, seen, runEnded, endedBy);
   }
 
   /** Records the run as Kubernetes saw it end; null when its pod's final report got there first. */

@@ -128,14 +128,16 @@ export class ExecutionRecorder {
    * wrong; undefined, no pod to look at: what was kept stays), under the run's lock, so that it
    * and the run's final report meet once whichever comes first: a report recorded later takes the
    * kept reason (`write`); an execution that closed the run already takes it now, and so do its
-   * alerts still waiting for it. Once the run has ended (`runEnded`) they wait no longer, reason
-   * or not. Answers the execution given a reason, if one was.
+   * alerts still waiting for it. Once the run has ended (`runEnded`) they wait no longer, with
+   * `endedBy` (the Job's DeadlineExceeded: the cluster stopped it) where the pods said nothing.
+   * Answers the execution given a reason, if one was.
    */
   async noteRunReason(
     jobId: number,
     runUid: string,
     seen: FailureReason | null | undefined,
     runEnded: boolean,
+    endedBy: FailureReason | null = null,
   ): Promise<Execution | null> {
     const observed = seen === undefined ? undefined : storableReason(seen);
     const execution = await withTransaction(this.pool, async (tx) => {
@@ -143,7 +145,7 @@ export class ExecutionRecorder {
       if (observed !== undefined && !sameReason(claim?.reason ?? null, observed)) {
         await saveRunReason(tx, { runUid, jobId }, observed);
       }
-      const reason = observed === undefined ? (claim?.reason ?? null) : observed;
+      const reason = (observed === undefined ? (claim?.reason ?? null) : observed) ?? storableReason(endedBy);
       const closingKey = claim?.closedBy ? claim.closingKey : null;
       if (!closingKey) return null;
       const given = reason ? await setExecutionReason(tx, jobId, closingKey, reason) : null;

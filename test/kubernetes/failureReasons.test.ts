@@ -69,7 +69,12 @@ describe('failure reasons on the emulated cluster', () => {
       timeout: 10,
       onFailure: `${receiver.url}/typo`,
     });
-    await until(() => emu.objects('cronjobs', NAMESPACE).length === 4, 'the CronJobs');
+    await createScheduledJob(cluster.kc, 'stuck', {
+      ...common,
+      timeout: 10,
+      onFailure: `${receiver.url}/stuck`,
+    });
+    await until(() => emu.objects('cronjobs', NAMESPACE).length === 5, 'the CronJobs');
   }, 60_000);
   afterAll(async () => {
     await stopController();
@@ -248,5 +253,26 @@ describe('failure reasons on the emulated cluster', () => {
       },
     });
     await until(() => statusOf('typo')?.lastFailureReason === 'ImagePullBackOff', 'the status');
+  }, 60_000);
+
+  it('DeadlineExceeded: the cluster stopped the run, which its runner, stopped too, could not say', async () => {
+    const id = await jobIdOf('stuck');
+    const { job, pod } = fire('stuck');
+    // At the deadline the Job controller deletes the pod: its runner gets TERM, stops and reports.
+    await reportFinal(id, job, pod, {
+      exitCode: 143,
+      reason: { code: 'Stopped', message: 'stopped before it ended' },
+    });
+    offsetMs += 10 * 60_000;
+    emu.syncJob(NAMESPACE, job.metadata.name);
+
+    await until(() => receiver.to('/stuck').length === 1, 'the alert');
+    expect(receiver.to('/stuck')[0]!.json.execution).toMatchObject({
+      exitCode: 143,
+      reason: 'DeadlineExceeded',
+      reasonMessage: 'Job was active longer than specified deadline',
+      hint: expect.stringContaining('raise timeout'),
+    });
+    expect(await executions(id)).toEqual([expect.objectContaining({ reason: 'DeadlineExceeded' })]);
   }, 60_000);
 });

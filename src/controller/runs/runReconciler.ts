@@ -1,6 +1,7 @@
 import type { ObjectCache, V1CronJob, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
 import type { Clock } from '../../domain/clock';
+import type { FailureReason } from '../../domain/execution';
 import type { Logger } from '../../logging/logger';
 import type { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
 import { findJob } from '../../store/jobs';
@@ -67,8 +68,15 @@ export class RunReconciler {
       this.seen.add(uid);
     }
     const finished = finishedJob(kubeJob);
-    // Alerts wait only for failed runs: a Job that failed has ended for them.
-    await this.notePods(kubeJob, jobId, uid, finished !== null && finished.status !== 'success');
+    // Alerts wait only for failed runs: a Job that failed has ended for them. One past its deadline
+    // was stopped by the cluster, which is what its pod's runner, stopped too, could not say.
+    await this.notePods(
+      kubeJob,
+      jobId,
+      uid,
+      finished !== null && finished.status !== 'success',
+      finished?.status === 'timeout' ? finished.reason : null,
+    );
     if (!finished) return {};
     const job = await findJob(this.deps.pool, jobId);
     if (!job) return {};
@@ -117,7 +125,13 @@ export class RunReconciler {
    * the Job fails: that lets alerts that waited for it go). A failure shown in the ScheduledJob's
    * status is brought up to date.
    */
-  private async notePods(kubeJob: V1Job, jobId: number, uid: string, failed: boolean): Promise<void> {
+  private async notePods(
+    kubeJob: V1Job,
+    jobId: number,
+    uid: string,
+    failed: boolean,
+    endedBy: FailureReason | null,
+  ): Promise<void> {
     const namespace = kubeJob.metadata?.namespace ?? '';
     const pods = this.deps.caches.pods
       .list(namespace)
@@ -128,7 +142,7 @@ export class RunReconciler {
     const ended = failed;
     const memo = `${ended}/${seen === undefined ? '?' : JSON.stringify(seen)}`;
     if (this.noted.get(uid) === memo) return;
-    const given = await this.deps.runs.noteRunReason(jobId, uid, seen, ended);
+    const given = await this.deps.runs.noteRunReason(jobId, uid, seen, ended, endedBy);
     this.noted.set(uid, memo);
     if (seen) {
       this.deps.logger.info('a run’s pod says why it failed', {
