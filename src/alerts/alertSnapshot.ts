@@ -23,6 +23,12 @@ export interface AlertSnapshot {
     stdoutTail: string;
     stderrTail: string;
     attempt: number;
+    /**
+     * Why it ended so (OOMKilled, SIGKILL, Timeout...) and the specifics; null when there is
+     * nothing to say. Absent from snapshots queued before reasons existed.
+     */
+    reason?: string | null;
+    reasonMessage?: string | null;
   };
   /** When the alert was raised: the same on every delivery attempt. */
   timestamp: string;
@@ -43,6 +49,8 @@ export function snapshotOf(job: Job, execution: Execution, event: AlertEvent, ra
       stdoutTail: lastCodePoints(execution.stdout, OUTPUT_TAIL_CHARACTERS),
       stderrTail: lastCodePoints(execution.stderr, OUTPUT_TAIL_CHARACTERS),
       attempt: execution.attempt,
+      reason: execution.reason?.code ?? null,
+      reasonMessage: execution.reason?.message ?? null,
     },
     timestamp: raisedAt.toISOString(),
   };

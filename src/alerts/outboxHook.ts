@@ -9,6 +9,13 @@ import { snapshotOf } from './alertSnapshot';
 import { destinationsFor } from './destinations';
 
 /**
+ * Longest wait of the alert of a cluster run killed or stopped for its reason from the controller
+ * (`RecordedExecution.awaitsClusterReason`): it sees the pod end within seconds; a minute covers a
+ * controller that is restarting or handing over its lease.
+ */
+const CLUSTER_REASON_WAIT_MS = 60_000;
+
+/**
  * Queues finished runs' alerts in the transaction that records their executions: they commit with
  * the executions or not at all, so a crash can lose neither one without the other. Only a run's
  * final attempt alerts (DESIGN.md), and a skipped fire time never does. However many executions the
@@ -31,14 +38,23 @@ export function outboxHook(options: {
     }
   };
 
-  const alertsOf = ({ job, execution }: RecordedExecution, event: AlertEvent, config: AlertConfig) => {
+  const alertsOf = (
+    { job, execution, awaitsClusterReason }: RecordedExecution,
+    event: AlertEvent,
+    config: AlertConfig,
+  ) => {
     const destinations = destinationsFor(config, event);
     if (destinations.emails.length > 0 && !options.emailEnabled) {
       skipEmails(job.name);
       destinations.emails = [];
     }
     const createdAt = options.clock.now();
-    const common = { jobId: job.id, executionId: execution.id, event, createdAt };
+    // The controller gives such an alert its reason (OOMKilled...) and sends it on at once; should
+    // it not, the alert goes without one after the wait.
+    const notBefore = awaitsClusterReason
+      ? new Date(createdAt.getTime() + CLUSTER_REASON_WAIT_MS)
+      : undefined;
+    const common = { jobId: job.id, executionId: execution.id, event, createdAt, notBefore };
     const snapshot = snapshotOf(job, execution, event, createdAt);
     return [
       ...destinations.webhooks.map((webhook) => ({

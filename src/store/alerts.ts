@@ -101,6 +101,8 @@ export interface NewOutboxAlert extends WebhookDelivery {
   /** Everything the senders need, so the alert can be sent after the job is gone. */
   snapshot: unknown;
   createdAt: Date;
+  /** Not sent before this (default: at once). */
+  notBefore?: Date;
 }
 
 /**
@@ -121,9 +123,10 @@ export async function enqueueAlerts(db: Queryable, alerts: NewOutboxAlert[]): Pr
       alert.format ?? null,
       alert.signingSecret ?? null,
       alert.createdAt,
+      alert.notBefore ?? alert.createdAt,
     );
     const n = values.length;
-    return `($${n - 8}, $${n - 7}, $${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n}, $${n})`;
+    return `(${Array.from({ length: 10 }, (_, i) => `$${n - 9 + i}`).join(', ')})`;
   });
   const { rowCount } = await db.query(
     `INSERT INTO alert_outbox (job_id, execution_id, event, channel, destination, snapshot, format,

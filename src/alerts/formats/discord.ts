@@ -3,6 +3,8 @@ import {
   escapeWithin,
   formatDuration,
   headline,
+  hintLine,
+  reasonLine,
   separateBackticks,
   shownOutput,
   succeeded,
@@ -33,6 +35,11 @@ function inlineCode(value: string): string {
   return '`' + escapeWithin(value, DISCORD_LIMITS.fieldValue - 2, (c) => (c === '`' ? 'ˋ' : c)) + '`';
 }
 
+/** Text of a field: escaped, within a field's length. */
+function fieldText(text: string): string {
+  return escapeWithin(text, DISCORD_LIMITS.fieldValue, escapeDiscord);
+}
+
 /** Inside a code block nothing is parsed (no markdown, links or mentions); only its end is kept out. */
 function codeBlock(label: string, text: string, max: number): string {
   // Trailing newlines would only show as blank lines at the end of the block.
@@ -59,6 +66,10 @@ export function discordMessage(snapshot: AlertSnapshot) {
     { name: 'Exit code', value: String(execution.exitCode), inline: true },
     { name: 'Attempt', value: String(execution.attempt), inline: true },
   ];
+  const reason = reasonLine(snapshot);
+  const hint = hintLine(snapshot);
+  if (reason) fields.push({ name: 'Reason', value: fieldText(reason), inline: false });
+  if (reason && hint) fields.push({ name: 'Try', value: fieldText(hint), inline: false });
   const embed: Record<string, unknown> = {
     title,
     color: succeeded(snapshot) ? GREEN : RED,

@@ -1,5 +1,5 @@
 import { OUTPUT_TAIL_CHARACTERS, type AlertSnapshot } from '../alertSnapshot';
-import { formatDuration, shownOutput, succeeded } from './presentation';
+import { formatDuration, hintLine, reasonLine, shownOutput, succeeded } from './presentation';
 
 export interface EmailContent {
   subject: string;
@@ -19,7 +19,7 @@ function escapeHtml(text: string): string {
 /**
  * The e-mail of spec section 6. The subject has exactly two forms, so a timeout reads "failed"
  * (the body's status line says which). The body lists job name, schedule, start time, duration,
- * exit code, attempt and the last 500 characters of stderr (failure) or stdout (success), as
+ * exit code, attempt, why it ended so and what to try (where there is a reason), and the last 500 characters of stderr (failure) or stdout (success), as
  * plain text with an escaped HTML alternative.
  */
 export function emailMessage(snapshot: AlertSnapshot): EmailContent {
@@ -36,6 +36,10 @@ export function emailMessage(snapshot: AlertSnapshot): EmailContent {
     ['Exit code', String(execution.exitCode)],
     ['Attempt', String(execution.attempt)],
   ];
+  const reason = reasonLine(snapshot);
+  const hint = hintLine(snapshot);
+  if (reason) rows.push(['Reason', reason]);
+  if (reason && hint) rows.push(['Try', hint]);
   const output = shownOutput(snapshot);
   const outputTitle = `Last ${OUTPUT_TAIL_CHARACTERS} characters of ${output.stream}:`;
   const shown = output.text.length > 0 ? output.text : '(empty)';

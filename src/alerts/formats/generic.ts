@@ -1,10 +1,13 @@
 import type { AlertSnapshot } from '../alertSnapshot';
+import { hintLine } from './presentation';
 
 /**
  * The raw JSON payload of spec section 6, field by field in the spec's order: `event`, `job`,
- * `execution` and `timestamp`, nothing more.
+ * `execution` and `timestamp`. Extensions only add fields: `execution.reason` (OOMKilled,
+ * SIGKILL, Timeout...), `execution.reasonMessage` and `execution.hint` (what to try), each null
+ * when there is nothing to say.
  */
-export function genericPayload(snapshot: AlertSnapshot): AlertSnapshot {
+export function genericPayload(snapshot: AlertSnapshot) {
   const { event, job, execution, timestamp } = snapshot;
   return {
     event,
@@ -19,6 +22,9 @@ export function genericPayload(snapshot: AlertSnapshot): AlertSnapshot {
       stdoutTail: execution.stdoutTail,
       stderrTail: execution.stderrTail,
       attempt: execution.attempt,
+      reason: execution.reason ?? null,
+      reasonMessage: execution.reasonMessage ?? null,
+      hint: hintLine(snapshot),
     },
     timestamp,
   };

@@ -3,6 +3,8 @@ import {
   escapeWithin,
   formatDuration,
   headline,
+  hintLine,
+  reasonLine,
   separateBackticks,
   shownOutput,
   succeeded,
@@ -81,6 +83,9 @@ export function slackMessage(snapshot: AlertSnapshot) {
       ],
     },
   ];
+  const why = whyText(snapshot);
+  // plain_text, like the header: a reason quotes what Kubernetes said (an image name, a message).
+  if (why) blocks.push({ type: 'section', text: { type: 'plain_text', text: why, emoji: false } });
   if (!succeeded(snapshot)) {
     const output = shownOutput(snapshot);
     blocks.push({
@@ -93,6 +98,15 @@ export function slackMessage(snapshot: AlertSnapshot) {
     mrkdwn: false,
     attachments: [{ color: succeeded(snapshot) ? GREEN : RED, blocks }],
   };
+}
+
+/** "Reason: OOMKilled: …" and "Try: …", within a section's length; null without a reason. */
+function whyText(snapshot: AlertSnapshot): string | null {
+  const reason = reasonLine(snapshot);
+  if (!reason) return null;
+  const hint = hintLine(snapshot);
+  const text = `Reason: ${reason}${hint ? `\nTry: ${hint}` : ''}`;
+  return escapeWithin(text, SLACK_LIMITS.sectionText, (c) => c);
 }
 
 /**

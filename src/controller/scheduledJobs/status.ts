@@ -1,4 +1,5 @@
 import type { ScheduledJob, ScheduledJobStatus } from '../resources/scheduledJob';
+import type { LastFailure } from '../../domain/failureReasons';
 
 /** The Ready condition: whether the job is in the service and its CronJob matches the spec. */
 export interface Readiness {
@@ -13,6 +14,8 @@ export interface ObservedJob {
   nextRun: Date | null;
   lastRun: Date | null;
   lastStatus: ScheduledJobStatus['lastStatus'] | null;
+  /** The job's latest failed or timed-out run, if any (kubernetes#133662 asks this of CronJob). */
+  lastFailure: LastFailure | null;
 }
 
 /**
@@ -49,6 +52,11 @@ export function desiredStatus(
   if (observed.nextRun) result.nextRun = isoSeconds(observed.nextRun);
   if (observed.lastRun) result.lastRun = isoSeconds(observed.lastRun);
   if (observed.lastStatus) result.lastStatus = observed.lastStatus;
+  if (observed.lastFailure) {
+    result.lastFailureTime = isoSeconds(observed.lastFailure.at);
+    result.lastFailureReason = observed.lastFailure.reason.code;
+    result.lastFailureMessage = observed.lastFailure.reason.message;
+  }
   return result;
 }
 

@@ -12,6 +12,7 @@ import { claimClusterRunsSchema } from './011_claim_cluster_runs';
 import { jobScopedReportsSchema } from './012_job_scoped_reports';
 import { serviceProcessesSchema } from './013_service_processes';
 import { signedWebhooksSchema } from './015_signed_webhooks';
+import { failureReasonsSchema } from './016_failure_reasons';
 
 export interface Migration {
   version: number;
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, name: 'job scoped reports', sql: jobScopedReportsSchema },
   { version: 13, name: 'service processes', sql: serviceProcessesSchema },
   { version: 15, name: 'signed webhooks', sql: signedWebhooksSchema },
+  { version: 16, name: 'failure reasons', sql: failureReasonsSchema },
 ];
