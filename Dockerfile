@@ -2,7 +2,7 @@
 # One image for `crondeck serve`, `crondeck controller` and `crondeck run` (the CronJob pods).
 # Build: npm run image   (docker build -t ghcr.io/crondeck/crondeck:<version> .)
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: all dependencies, compile, then prune to production dependencies -------------------
 FROM ${NODE_IMAGE} AS build
@@ -16,7 +16,7 @@ RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
-# --- runtime: node 20, dist/, production node_modules, and the tools job commands expect --------
+# --- runtime: node 24, dist/, production node_modules, and the tools job commands expect --------
 FROM ${NODE_IMAGE} AS runtime
 # sh and coreutils come with the base image; curl and a PostgreSQL client for job commands,
 # tzdata for time zones, tini to forward signals and reap the children of `crondeck run`.

@@ -5,6 +5,9 @@
 #   eval "$(bash scripts/throwaway-postgres.sh start)"   # sets and exports DATABASE_URL, PG_THROWAWAY_DIR
 #   bash scripts/throwaway-postgres.sh stop "$PG_THROWAWAY_DIR"
 #
+# `halt DIR` stops the server and keeps its data; `resume DIR` starts it again on the same port
+# (tests of a database outage).
+#
 # `start` prints only shell assignments on stdout (progress and errors go to stderr):
 #   DATABASE_URL=postgres://postgres@127.0.0.1:PORT/postgres
 #   PG_THROWAWAY_DIR=/tmp/crondeck-pg.XXXXXX
@@ -23,7 +26,7 @@ die() {
 }
 
 usage() {
-  echo "usage: $0 start | stop DIR" >&2
+  echo "usage: $0 start | stop DIR | halt DIR | resume DIR" >&2
   exit 2
 }
 
@@ -55,6 +58,32 @@ free_port() {
   fi
 }
 
+start_server() {
+  as_owner "$PG_BIN/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 30 -o "$(cat "$1/server.opts")" start >/dev/null 2>&1
+}
+
+# A directory this script created, or nothing is done to it.
+check_ours() {
+  [[ -n "${1:-}" ]] || usage
+  [[ -d "$1" ]] || die "no such directory: $1"
+  [[ -f "$1/$MARKER" ]] || die "$1 was not created by this script; refusing to touch it"
+}
+
+halt() {
+  check_ours "${1:-}"
+  check_binaries
+  as_owner "$PG_BIN/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null
+}
+
+resume() {
+  check_ours "${1:-}"
+  check_binaries
+  start_server "$1" || {
+    cat "$1/server.log" >&2
+    die "the server did not start again (log above)"
+  }
+}
+
 start() {
   check_binaries
   local dir port attempt
@@ -80,9 +109,9 @@ start() {
   # A port found free can be taken before the server binds it: try a few.
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
-    if as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-      start >/dev/null 2>&1; then
+    # Kept for `resume`, which starts the server again exactly so.
+    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" >"$dir/server.opts"
+    if start_server "$dir"; then
       echo "DATABASE_URL=postgres://postgres@127.0.0.1:$port/postgres"
       echo "PG_THROWAWAY_DIR=$dir"
       echo "export DATABASE_URL PG_THROWAWAY_DIR"
@@ -99,10 +128,8 @@ start() {
 
 stop() {
   local dir="${1:-}"
-  [[ -n "$dir" ]] || usage
-  [[ -d "$dir" ]] || die "no such directory: $dir"
   # Never remove a directory this script did not create.
-  [[ -f "$dir/$MARKER" ]] || die "$dir was not created by this script; refusing to remove it"
+  check_ours "$dir"
   if [[ -f "$dir/data/postmaster.pid" ]]; then
     check_binaries
     as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 ||
@@ -114,5 +141,7 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
+  halt) halt "${2:-}" ;;
+  resume) resume "${2:-}" ;;
   *) usage ;;
 esac

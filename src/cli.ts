@@ -57,7 +57,7 @@ const COMMAND_USAGE = {
 const USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
        crondeck controller
        crondeck run [--supervise]
-       crondeck manifests [--out DIR]
+       crondeck manifests [--root DIR | --out DIR]
 
   serve       run the service: REST API, metrics, dashboard and the in-process scheduler
   controller  reconcile ScheduledJob and AlertConfig resources into CronJobs (in a cluster)
@@ -84,7 +84,7 @@ async function serve(args: string[]): Promise<void> {
   assertSafeListenAddress(env.host, env.apiToken, values.insecure ?? false);
   // Read the config file before opening anything: a bad entry must not start half a service.
   const declaredJobs = values.config ? await readJobsFile(values.config) : [];
-  const db = await openDatabase(env);
+  const db = await openDatabase(env, logger);
   const kubeConfig = env.runtime === 'kubernetes' ? clusterParts().loadKubeConfig() : undefined;
   const service = await startService({ env, db, logger, declaredJobs, kubeConfig });
 

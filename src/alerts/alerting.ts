@@ -102,6 +102,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
       webhooks,
       email,
       messageIdDomain: deps.smtp?.from.split('@')[1] || 'crondeck.local',
+      clock: deps.clock,
     }),
     pollIntervalMs: options.pollIntervalMs,
     retryDelaysMs: options.retryDelaysMs,

@@ -1,20 +1,33 @@
-import type { AlertConfig } from '../domain/alertConfig';
+import type { AlertConfig, WebhookFormat } from '../domain/alertConfig';
 import type { DestinationEvent } from '../domain/alertEvents';
 
+/** A webhook an alert goes to, as its configuration says to send it. */
+interface WebhookTarget {
+  url: string;
+  /** The format its entry names; absent: from the URL. */
+  format?: WebhookFormat;
+  /** The `whsec_` secret of a signed webhook. */
+  secret?: string;
+}
+
 export interface AlertDestinations {
-  /** Webhook URLs, each once. */
-  webhooks: string[];
+  /** Webhooks, each URL once. */
+  webhooks: WebhookTarget[];
   /** One e-mail per entry, each address once across all of them. */
   emails: string[][];
 }
 
 /**
  * Which destinations hear about an event: those whose `events` list contains it (spec section 6).
- * A URL or address named by two matching entries still gets one alert.
+ * A URL or address named by two matching entries still gets one alert, sent as the first of them
+ * says (format, signature).
  */
 export function destinationsFor(config: AlertConfig, event: DestinationEvent): AlertDestinations {
-  const webhooks = new Set<string>();
-  for (const webhook of config.webhooks) if (webhook.events.includes(event)) webhooks.add(webhook.url);
+  const webhooks = new Map<string, WebhookTarget>();
+  for (const { url, events, format, secret } of config.webhooks) {
+    if (!events.includes(event) || webhooks.has(url)) continue;
+    webhooks.set(url, { url, ...(format && { format }), ...(secret && { secret }) });
+  }
 
   const addressed = new Set<string>();
   const emails: string[][] = [];
@@ -30,5 +43,5 @@ export function destinationsFor(config: AlertConfig, event: DestinationEvent): A
     });
     if (to.length > 0) emails.push(to);
   }
-  return { webhooks: [...webhooks], emails };
+  return { webhooks: [...webhooks.values()], emails };
 }

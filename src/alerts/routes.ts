@@ -17,9 +17,12 @@ const historyQuerySchema = z.object({
 
 /** What the alert endpoints need. */
 export interface AlertsApi {
-  /** The job's configuration, empty lists when it has none; not_found for an unknown job. */
+  /**
+   * The job's configuration, empty lists when it has none; not_found for an unknown job. A signed
+   * webhook shows `signed: true`, never its secret.
+   */
   get(jobId: number): Promise<AlertConfig>;
-  /** Replaces the whole configuration. */
+  /** Replaces the whole configuration; answers it as `get` shows it. */
   replace(jobId: number, config: AlertConfig): Promise<AlertConfig>;
   /** Removes webhooks and e-mails alike. */
   remove(jobId: number): Promise<void>;

@@ -8,6 +8,7 @@ import {
 import { alertPolicySchema, isEmptyPolicy } from '../domain/alertPolicy';
 import type { AlertEvent } from '../domain/execution';
 import { describeZodError } from '../domain/zodErrors';
+import { shortcutUrlProblem } from './webhookChannels';
 
 /** The config-file shortcuts of spec section 6 and the events each one stands for. */
 const WEBHOOK_SHORTCUTS: Record<string, AlertEvent[]> = {
@@ -54,7 +55,10 @@ export function alertConfigFromShortcuts(entry: Record<string, unknown>): AlertC
   for (const [key, events] of Object.entries(WEBHOOK_SHORTCUTS)) {
     if (entry[key] === undefined || entry[key] === null) continue;
     declared = true;
-    config.webhooks.push({ url: parseOrThrow(webhookUrlSchema, entry[key], key), events });
+    const url = parseOrThrow(webhookUrlSchema, entry[key], key);
+    const problem = shortcutUrlProblem(url);
+    if (problem) throw new Error(`${key}: ${problem}`);
+    config.webhooks.push({ url, events });
   }
   for (const [key, events] of Object.entries(EMAIL_SHORTCUTS)) {
     if (entry[key] === undefined || entry[key] === null) continue;

@@ -46,11 +46,16 @@ export class WebhookSender {
     this.agents.https.destroy();
   }
 
+  /**
+   * `sign`, when given, makes the headers of a signed delivery from the exact body sent; it is
+   * called just before the request, so a signature's timestamp is this attempt's.
+   */
   async send(
     url: string,
     body: unknown,
     headers: Record<string, string>,
     stop: AbortSignal,
+    sign?: (body: string) => Record<string, string>,
   ): Promise<DeliveryOutcome> {
     const configured = new URL(url);
     const target = this.options.resolveTarget ? this.options.resolveTarget(configured) : configured;
@@ -58,9 +63,21 @@ export class WebhookSender {
     const signal = AbortSignal.any([timeout, stop]);
     const literal = this.options.policy.deniedLiteral(target);
     if (literal) return { status: 'rejected', error: `${literal} is in SERVICE_WEBHOOK_DENY_CIDRS` };
+    const text = JSON.stringify(body);
+    let signature: Record<string, string> = {};
     try {
-      const answer = await post(target, JSON.stringify(body), {
-        headers: { 'content-type': 'application/json', 'user-agent': this.options.userAgent, ...headers },
+      if (sign) signature = sign(text);
+    } catch (error) {
+      return { status: 'rejected', error: (error as Error).message };
+    }
+    try {
+      const answer = await post(target, text, {
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': this.options.userAgent,
+          ...headers,
+          ...signature,
+        },
         signal,
         // Host names are checked against the deny list as the connection resolves them.
         lookup: this.options.policy.lookup,

@@ -1,5 +1,6 @@
 import {
   BatchV1Api,
+  CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
@@ -8,11 +9,14 @@ import {
   setHeaderOptions,
   type V1CronJob,
   type V1Job,
+  type V1Pod,
   type V1Secret,
 } from '@kubernetes/client-node';
+import type { Logger } from '../logging/logger';
 import type { AlertConfigResource } from './resources/alertConfig';
 import { CRONDECK_GROUP, CRONDECK_VERSION } from './resources/group';
 import type { ScheduledJob } from './resources/scheduledJob';
+import { type RetryAfterPolicy, retryingApiClient } from './runtime/retryAfter';
 
 /** The identity the controller writes under (`managedFields`, audit logs). */
 const FIELD_MANAGER = 'crondeck-controller';
@@ -30,17 +34,28 @@ export function statusOf(error: unknown): number | undefined {
 /**
  * Every request the controller and the Kubernetes runtime make, over the real client-node. One
  * place, so the verbs and content types used (and so the RBAC the chart grants) can be read off it.
- * `namespace` null means all namespaces (lists and watches only).
+ * `namespace` null means all namespaces (lists and watches only). Every client waits and sends a
+ * request again when the API server asks it to (429 while a CRD's storage initialises, see
+ * retryAfter.ts).
  */
 export class ClusterClient {
   readonly custom: CustomObjectsApi;
   readonly batch: BatchV1Api;
   readonly core: CoreV1Api;
+  /** The leader election's Leases. */
+  readonly coordination: CoordinationV1Api;
 
-  constructor(readonly kubeConfig: KubeConfig) {
-    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
-    this.batch = kubeConfig.makeApiClient(BatchV1Api);
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    logger: Logger,
+  ) {
+    const policy: Partial<RetryAfterPolicy> = {
+      onRetry: (retry) => logger.info('the API server asked to wait; sending the request again', retry),
+    };
+    this.custom = retryingApiClient(kubeConfig, CustomObjectsApi, policy);
+    this.batch = retryingApiClient(kubeConfig, BatchV1Api, policy);
+    this.core = retryingApiClient(kubeConfig, CoreV1Api, policy);
+    this.coordination = retryingApiClient(kubeConfig, CoordinationV1Api, policy);
   }
 
   // --- ScheduledJob and AlertConfig -------------------------------------------------------------
@@ -149,6 +164,18 @@ export class ClusterClient {
 
   createJob(namespace: string, body: V1Job): Promise<V1Job> {
     return this.batch.createNamespacedJob({ namespace, body, fieldManager: FIELD_MANAGER });
+  }
+
+  // --- Pods (read only: what a run's pods say of its end) ---------------------------------------
+
+  podsPath(namespace: string | null): string {
+    return namespace ? `/api/v1/namespaces/${namespace}/pods` : '/api/v1/pods';
+  }
+
+  listPods(namespace: string | null, labelSelector: string): Promise<KubernetesListObject<V1Pod>> {
+    return namespace
+      ? this.core.listNamespacedPod({ namespace, labelSelector })
+      : this.core.listPodForAllNamespaces({ labelSelector });
   }
 
   // --- Secrets ------------------------------------------------------------------------------------

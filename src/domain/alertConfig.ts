@@ -59,10 +59,61 @@ export const alertEventsSchema = z
   .min(1, { error: 'must name at least one event' })
   .transform((events) => DESTINATION_EVENTS.filter((event) => events.includes(event)));
 
-const webhookDestinationSchema = z.strictObject(
-  { url: webhookUrlSchema, events: alertEventsSchema },
-  { error: strictObjectError('must be an object { url, events }') },
-);
+/**
+ * The formats a webhook can be sent in. Left out, the format follows from the URL (spec section 6);
+ * named, it overrides that (a proxy in front of a chat platform, a PagerDuty-compatible endpoint).
+ */
+const WEBHOOK_FORMATS = ['generic', 'slack', 'discord', 'teams', 'pagerduty'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+export const webhookFormatSchema = z.enum(WEBHOOK_FORMATS, {
+  error: `must be one of ${WEBHOOK_FORMATS.join(', ')}`,
+});
+
+/** Standard Webhooks: a symmetric signing key of 24 to 64 bytes, written `whsec_` + base64. */
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const MIN_SECRET_BYTES = 24;
+const MAX_SECRET_BYTES = 64;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** The key bytes of a `whsec_` secret, or null when it is not one. */
+export function webhookSecretKey(secret: string): Buffer | null {
+  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) return null;
+  const encoded = secret.slice(WEBHOOK_SECRET_PREFIX.length);
+  if (!BASE64.test(encoded)) return null;
+  const key = Buffer.from(encoded, 'base64');
+  // Buffer's decoder skips what it cannot read: only a value that encodes back to itself is base64.
+  if (key.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '')) return null;
+  return key.length >= MIN_SECRET_BYTES && key.length <= MAX_SECRET_BYTES ? key : null;
+}
+
+/** The messages never quote the value: a secret must not reach a log or an error answer. */
+const webhookSecretSchema = z
+  .string({ error: 'must be a string' })
+  .refine((value) => webhookSecretKey(value) !== null, {
+    error: `must be ${WEBHOOK_SECRET_PREFIX} followed by the base64 of a ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} byte key`,
+  });
+
+/**
+ * A webhook as a PUT sends it. `secret` is write-only: the configuration shows `signed: true`
+ * instead, and `signed: true` sent back keeps the stored secret (see AlertConfigService).
+ */
+const webhookDestinationSchema = z
+  .strictObject(
+    {
+      url: webhookUrlSchema,
+      events: alertEventsSchema,
+      format: webhookFormatSchema.optional(),
+      secret: webhookSecretSchema.optional(),
+      signed: z.boolean({ error: 'must be true or false' }).optional(),
+    },
+    { error: strictObjectError('must be an object { url, events }') },
+  )
+  .superRefine((webhook, ctx) => {
+    if (webhook.secret !== undefined && webhook.signed === false) {
+      ctx.addIssue({ code: 'custom', path: ['signed'], message: 'must not be false when a secret is given' });
+    }
+  });
 
 export const emailDestinationSchema = z.strictObject(
   {

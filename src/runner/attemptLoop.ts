@@ -1,4 +1,5 @@
 import type { AttemptResult } from '../domain/execution';
+import { RUN_STOPPED } from '../domain/failureReasons';
 import type { Job } from '../domain/job';
 import type { Logger } from '../logging/logger';
 import { retryWhileUnavailable } from '../store/transient';
@@ -17,7 +18,11 @@ export type RunnableJob = Pick<Job, 'id' | 'name' | 'command' | 'timeout' | 'ret
 export interface AttemptRecorder {
   /** Opens the record of an attempt; resolves to its id. */
   startAttempt(attempt: number, startedAt: Date): Promise<number>;
-  finishAttempt(executionId: number, result: AttemptResult, finalAttempt: boolean): Promise<void>;
+  /**
+   * Records an attempt's outcome. Resolves to false when another process had closed the attempt
+   * already, taking its owner for gone: the run then ends, so that it is not recorded twice.
+   */
+  finishAttempt(executionId: number, result: AttemptResult, finalAttempt: boolean): Promise<boolean | void>;
   /** Where the attempt's processes are, as soon as they exist, so a start after a crash can end them. */
   recordProcessGroup?(executionId: number, group: ProcessGroup): Promise<void>;
 }
@@ -82,8 +87,18 @@ export async function runAttempts(
     const result = await running;
     const final = result.status !== 'failed' || attempt === attempts - 1 || signal.aborted;
     const stderr = signal.aborted ? `${result.stderr}${STOPPED_NOTE}` : result.stderr;
+    const reason = result.reason ?? (signal.aborted ? RUN_STOPPED : null);
     // The result exists only in memory until this commits: ride out a database restart.
-    await whileUnavailable(() => options.recorder.finishAttempt(executionId, { ...result, stderr }, final));
+    const recorded = await whileUnavailable(() =>
+      options.recorder.finishAttempt(executionId, { ...result, stderr, reason }, final),
+    );
+    if (recorded === false) {
+      options.logger.warn('another process had closed this attempt as interrupted; the run ends there', {
+        job: job.name,
+        attempt,
+      });
+      return;
+    }
     if (final) return;
   }
 }

@@ -11,7 +11,14 @@ import type { Runtime, RuntimeKind } from './runtime';
 /** Tuning and test seams of the local runtime. */
 export type LocalRuntimeSettings = Pick<
   LocalRuntimeOptions,
-  'execute' | 'sleep' | 'autoTick' | 'shutdownGraceMs' | 'syncIntervalMs'
+  | 'execute'
+  | 'sleep'
+  | 'autoTick'
+  | 'shutdownGraceMs'
+  | 'syncIntervalMs'
+  | 'heartbeatMs'
+  | 'ownerTimeoutMs'
+  | 'identity'
 > & {
   /** How often a process that does not lead tries to take over (on a PostgreSQL server). */
   leaderRetryMs?: number;
@@ -72,7 +79,7 @@ export function createRuntime(
       const { KubernetesRuntime } =
         require('./kubernetes/kubernetesRuntime') as typeof import('./kubernetes/kubernetesRuntime');
       const runtime = new KubernetesRuntime({
-        cluster: new ClusterClient(deps.kubernetes.kubeConfig),
+        cluster: new ClusterClient(deps.kubernetes.kubeConfig, deps.logger),
         pool: deps.db.pool,
         namespace: deps.kubernetes.namespace,
         watchNamespace: deps.kubernetes.watchNamespace,

@@ -2,13 +2,21 @@ import type { Job } from '../domain/job';
 import type { AttemptRecorder } from '../runner/attemptLoop';
 import type { ExecutionRecorder } from './executionRecorder';
 
-/** The attempt loop's recorder for a run in this process: straight to the execution recorder. */
-export function inProcessAttemptRecorder(recorder: ExecutionRecorder, job: Job): AttemptRecorder {
+/**
+ * The attempt loop's recorder for a run in this process: straight to the execution recorder. Its
+ * attempts name `owner`, this process's registration (null: none), so that another process
+ * closes them only once this one is gone.
+ */
+export function inProcessAttemptRecorder(
+  recorder: ExecutionRecorder,
+  job: Job,
+  owner: number | null,
+): AttemptRecorder {
   return {
-    startAttempt: (attempt, startedAt) => recorder.start(job, attempt, startedAt),
-    finishAttempt: async (executionId, result, finalAttempt) => {
-      await recorder.finish(job, executionId, result, finalAttempt);
-    },
+    startAttempt: (attempt, startedAt) => recorder.start(job, attempt, startedAt, owner),
+    // Null: another process closed the attempt already, as its owner's (this process's) seemed gone.
+    finishAttempt: async (executionId, result, finalAttempt) =>
+      (await recorder.finish(job, executionId, result, finalAttempt)) !== null,
     recordProcessGroup: (executionId, group) => recorder.recordProcessGroup(executionId, group),
   };
 }

@@ -1,4 +1,4 @@
-import type { AlertConfig } from '../domain/alertConfig';
+import type { AlertConfig, WebhookFormat } from '../domain/alertConfig';
 import type { DestinationEvent } from '../domain/alertEvents';
 import type { AlertPolicy, PolicyState } from '../domain/alertPolicy';
 import { prepared, type Queryable } from './database';
@@ -6,30 +6,52 @@ import { prepared, type Queryable } from './database';
 /** Who wrote a job's alert configuration: the API, or the config file's shortcuts. */
 export type AlertConfigSource = 'api' | 'config';
 
+type StoredWebhook = AlertConfig['webhooks'][number];
+
 interface AlertConfigRow {
-  webhooks: AlertConfig['webhooks'];
+  webhooks: StoredWebhook[];
   emails: AlertConfig['emails'];
+  /** One per webhook, in order; null for an unsigned one (migration 015). */
+  webhook_secrets: (string | null)[];
   policy: AlertPolicy | null;
 }
 
-/** A stored row as the domain has it: no `policy` key at all when there is none (spec's shape). */
-function configOf(row: Partial<AlertConfigRow>): AlertConfig {
-  const config: AlertConfig = { webhooks: row.webhooks ?? [], emails: row.emails ?? [] };
+/**
+ * A stored row as the domain has it: no `policy` key at all when there is none (spec's shape), and
+ * each webhook as `webhookOf` makes it from its stored entry and its secret.
+ */
+function configOf(
+  row: Partial<AlertConfigRow>,
+  webhookOf: (webhook: StoredWebhook, secret: string | null) => StoredWebhook,
+): AlertConfig {
+  const secrets = row.webhook_secrets ?? [];
+  const config: AlertConfig = {
+    webhooks: (row.webhooks ?? []).map((webhook, index) => webhookOf(webhook, secrets[index] ?? null)),
+    emails: row.emails ?? [],
+  };
   if (row.policy) config.policy = row.policy;
   return config;
 }
 
-/** The configurations of the given jobs, by job id; jobs without one are absent. */
+/**
+ * The configurations of the given jobs, by job id, with each signed webhook's `secret`: for queueing
+ * alerts only. Jobs without one are absent.
+ */
 export async function findAlertConfigs(db: Queryable, jobIds: number[]): Promise<Map<number, AlertConfig>> {
   if (jobIds.length === 0) return new Map();
   const { rows } = await db.query<AlertConfigRow & { job_id: number }>(
     prepared(
       'find_alert_configs_with_policy',
-      'SELECT job_id, webhooks, emails, policy FROM alert_configs WHERE job_id = ANY ($1::int[])',
+      'SELECT job_id, webhooks, emails, webhook_secrets, policy FROM alert_configs WHERE job_id = ANY ($1::int[])',
       [jobIds],
     ),
   );
-  return new Map(rows.map((row) => [row.job_id, configOf(row)]));
+  return new Map(
+    rows.map((row) => [
+      row.job_id,
+      configOf(row, (webhook, secret) => (secret ? { ...webhook, secret } : webhook)),
+    ]),
+  );
 }
 
 /**
@@ -42,17 +64,22 @@ export async function saveAlertConfig(
   config: AlertConfig,
   source: AlertConfigSource,
 ): Promise<boolean> {
+  // A webhook's secret goes to a column of its own; `signed` is derived from it when read.
+  const webhooks = config.webhooks.map(({ secret: _secret, signed: _signed, ...webhook }) => webhook);
+  const secrets = config.webhooks.map((webhook) => webhook.secret ?? null);
   const { rowCount } = await db.query(
-    `INSERT INTO alert_configs (job_id, webhooks, emails, policy, source, updated_at)
-     SELECT id, $2, $3, $5, $4, now() FROM jobs WHERE id = $1
+    `INSERT INTO alert_configs (job_id, webhooks, emails, policy, source, updated_at, webhook_secrets)
+     SELECT id, $2, $3, $5, $4, now(), $6 FROM jobs WHERE id = $1
      ON CONFLICT (job_id) DO UPDATE SET webhooks = EXCLUDED.webhooks, emails = EXCLUDED.emails,
-       policy = EXCLUDED.policy, source = EXCLUDED.source, updated_at = now()`,
+       policy = EXCLUDED.policy, source = EXCLUDED.source, updated_at = now(),
+       webhook_secrets = EXCLUDED.webhook_secrets`,
     [
       jobId,
-      JSON.stringify(config.webhooks),
+      JSON.stringify(webhooks),
       JSON.stringify(config.emails),
       source,
       config.policy ? JSON.stringify(config.policy) : null,
+      JSON.stringify(secrets),
     ],
   );
   return (rowCount ?? 0) > 0;
@@ -78,7 +105,15 @@ type AlertChannel = 'webhook' | 'email';
  */
 export type NewAlertState = 'pending' | 'muted' | 'suppressed';
 
-export interface NewOutboxAlert {
+/** How a webhook alert is sent, beyond its URL; e-mails have neither. */
+interface WebhookDelivery {
+  /** The format its configuration names; null (or absent): from the URL. */
+  format?: WebhookFormat | null;
+  /** The `whsec_` secret it is signed with; null (or absent): unsigned. */
+  signingSecret?: string | null;
+}
+
+export interface NewOutboxAlert extends WebhookDelivery {
   jobId: number;
   /** The execution the alert is about; null for an event that is not (an overrun on a cluster). */
   executionId: number | null;
@@ -97,9 +132,11 @@ export interface NewOutboxAlert {
   state: NewAlertState;
   /** Why a muted or suppressed alert was not sent. */
   note: string | null;
+  /** Not sent before this (default: at once). */
+  notBefore?: Date;
 }
 
-const OUTBOX_COLUMNS_PER_ROW = 10;
+const OUTBOX_COLUMNS_PER_ROW = 13;
 
 /**
  * Queues alerts. The same subject, channel and destination is queued once, so an execution
@@ -120,23 +157,27 @@ export async function enqueueAlerts(db: Queryable, alerts: NewOutboxAlert[]): Pr
       JSON.stringify(alert.snapshot),
       alert.state,
       alert.note,
+      alert.format ?? null,
+      // A muted or suppressed alert is finished at once: like a delivered one, it keeps no secret.
+      alert.state === 'pending' ? (alert.signingSecret ?? null) : null,
       alert.createdAt,
+      alert.notBefore ?? alert.createdAt,
     );
     const at = (k: number) => `$${values.length - OUTBOX_COLUMNS_PER_ROW + k}`;
     const columns = Array.from({ length: OUTBOX_COLUMNS_PER_ROW }, (_, k) => at(k + 1));
-    const [state, createdAt] = [at(8), at(10)];
-    return `(${columns.join(', ')}, ${createdAt}, CASE WHEN ${state} = 'pending' THEN NULL ELSE ${createdAt}::timestamptz END)`;
+    const [state, createdAt] = [at(8), at(12)];
+    return `(${columns.join(', ')}, CASE WHEN ${state} = 'pending' THEN NULL ELSE ${createdAt}::timestamptz END)`;
   });
   const { rowCount } = await db.query(
     `INSERT INTO alert_outbox (job_id, execution_id, subject, event, channel, destination, snapshot, state, note,
-       created_at, next_attempt_at, finished_at)
+       format, signing_secret, created_at, next_attempt_at, finished_at)
      VALUES ${tuples.join(', ')} ON CONFLICT (subject, channel, destination) DO NOTHING`,
     values,
   );
   return rowCount ?? 0;
 }
 
-export interface OutboxAlert {
+export interface OutboxAlert extends Required<WebhookDelivery> {
   id: number;
   jobId: number;
   executionId: number | null;
@@ -157,6 +198,8 @@ interface OutboxRow {
   channel: AlertChannel;
   destination: string;
   snapshot: unknown;
+  format: WebhookFormat | null;
+  signing_secret: string | null;
   attempts: number;
   created_at: Date;
 }
@@ -178,7 +221,8 @@ export async function claimDueAlerts(
        FOR UPDATE SKIP LOCKED)
      UPDATE alert_outbox o SET locked_until = $2, locked_by = $3, attempts = o.attempts + 1
      FROM due WHERE o.id = due.id
-     RETURNING o.id, o.job_id, o.execution_id, o.event, o.channel, o.destination, o.snapshot, o.attempts, o.created_at`,
+     RETURNING o.id, o.job_id, o.execution_id, o.event, o.channel, o.destination, o.snapshot, o.format,
+       o.signing_secret, o.attempts, o.created_at`,
     [claim.now, claim.leaseUntil, claim.workerId, claim.limit],
   );
   return rows
@@ -190,17 +234,23 @@ export async function claimDueAlerts(
       channel: row.channel,
       destination: row.destination,
       snapshot: row.snapshot,
+      format: row.format,
+      signingSecret: row.signing_secret,
       attempts: row.attempts,
       createdAt: row.created_at,
     }))
     .sort((a, b) => a.id - b.id);
 }
 
-/** Records deliveries. Not fenced by the claim: once sent, an alert is delivered whoever holds it. */
+/**
+ * Records deliveries. Not fenced by the claim: once sent, an alert is delivered whoever holds it.
+ * A finished alert needs its signing secret no more: it is not kept for the retention period.
+ */
 export async function markAlertsDelivered(db: Queryable, ids: number[], at: Date): Promise<void> {
   if (ids.length === 0) return;
   await db.query(
-    `UPDATE alert_outbox SET state = 'delivered', finished_at = $2, locked_until = NULL, last_error = NULL
+    `UPDATE alert_outbox SET state = 'delivered', finished_at = $2, locked_until = NULL, last_error = NULL,
+       signing_secret = NULL
      WHERE id = ANY($1::bigint[]) AND state = 'pending'`,
     [ids, at],
   );
@@ -236,7 +286,8 @@ export async function markAlertFailed(
   error: string,
 ): Promise<void> {
   await db.query(
-    `UPDATE alert_outbox SET state = 'failed', finished_at = $4, locked_until = NULL, last_error = $5
+    `UPDATE alert_outbox SET state = 'failed', finished_at = $4, locked_until = NULL, last_error = $5,
+       signing_secret = NULL
      WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND state = 'pending'`,
     [claim.id, claim.workerId, claim.attempts, at, error],
   );
@@ -260,15 +311,41 @@ export async function pruneFinishedAlerts(db: Queryable, cutoff: Date): Promise<
   return rowCount ?? 0;
 }
 
-/** A job's configuration (empty when it has none), or null when the job does not exist. */
+/**
+ * A job's configuration (empty when it has none), or null when the job does not exist. A signed
+ * webhook shows `signed: true`, never its secret.
+ */
 export async function readJobAlertConfig(db: Queryable, jobId: number): Promise<AlertConfig | null> {
   const { rows } = await db.query<Partial<AlertConfigRow>>(
-    `SELECT c.webhooks, c.emails, c.policy FROM jobs j LEFT JOIN alert_configs c ON c.job_id = j.id
-      WHERE j.id = $1`,
+    `SELECT c.webhooks, c.emails, c.webhook_secrets, c.policy
+     FROM jobs j LEFT JOIN alert_configs c ON c.job_id = j.id WHERE j.id = $1`,
     [jobId],
   );
   if (!rows[0]) return null;
-  return configOf(rows[0]);
+  return configOf(rows[0], (webhook, secret) => (secret ? { ...webhook, signed: true } : webhook));
+}
+
+/**
+ * The stored webhooks' secrets, one per entry in order (null for an unsigned one), or null when the
+ * job does not exist. `lock` holds the job's row until the transaction ends, so two changes of one
+ * job's configuration never both start from the same secrets.
+ */
+export async function readWebhookSecrets(
+  db: Queryable,
+  jobId: number,
+  lock = false,
+): Promise<{ url: string; secret: string | null }[] | null> {
+  const { rows } = await db.query<Partial<AlertConfigRow>>(
+    `SELECT c.webhooks, c.webhook_secrets FROM jobs j LEFT JOIN alert_configs c ON c.job_id = j.id
+     WHERE j.id = $1 ${lock ? 'FOR NO KEY UPDATE OF j' : ''}`,
+    [jobId],
+  );
+  if (!rows[0]) return null;
+  const secrets = rows[0].webhook_secrets ?? [];
+  return (rows[0].webhooks ?? []).map((webhook, index) => ({
+    url: webhook.url,
+    secret: secrets[index] ?? null,
+  }));
 }
 
 /** Removes a job's configuration in one statement; returns whether the job exists. */

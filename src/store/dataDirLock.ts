@@ -51,7 +51,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
 function createExclusive(path: string, content: string): boolean {
   let fd: number;
   try {
-    fd = openSync(path, 'wx', 0o644);
+    fd = openSync(path, 'wx', 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;

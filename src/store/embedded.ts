@@ -1,11 +1,13 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Pool } from 'pg';
+import type { Logger } from '../logging/logger';
 import { lockDataDir } from './dataDirLock';
 import type { Database } from './database';
 import { embeddedStartParams } from './embeddedSettings';
 import { initialiseDataDirApart } from './initialiseDataDir';
+import { claimDataDir, makeTreePrivate } from './privateDataDir';
 import { openPrivateSocketDir, SOCKET_PORT } from './privateSocketDir';
 import { keepWebAssemblyOnBaselineCompiler } from './wasmTiering';
 
@@ -14,6 +16,8 @@ export interface EmbeddedOptions {
   dataDir?: string;
   /** A tarball from `PGlite.dumpDataDir()` to start from (tests clone a migrated snapshot). */
   loadDataDir?: Blob;
+  /** Told when the data directory had to be made private. */
+  logger?: Logger;
 }
 
 /**
@@ -28,25 +32,40 @@ export interface EmbeddedOptions {
 export async function startEmbeddedDatabase(
   options: EmbeddedOptions = {},
 ): Promise<Database & { pglite: PGlite }> {
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const dataDir = options.dataDir;
+  // The data holds webhook URLs and SMTP passwords, and its configuration is the server's own.
+  const openMode = dataDir ? claimDataDir(dataDir) : null;
   // Before PGlite opens the files: a second process must not even read them.
-  const lock = options.dataDir ? lockDataDir(options.dataDir) : undefined;
+  const lock = dataDir ? lockDataDir(dataDir) : undefined;
   let pglite: PGlite;
   try {
     const startParams = embeddedStartParams();
     keepWebAssemblyOnBaselineCompiler();
-    if (options.dataDir && !options.loadDataDir) await initialiseDataDirApart(options.dataDir, startParams);
-    pglite = await PGlite.create(options.dataDir, {
+    if (dataDir && !options.loadDataDir) await initialiseDataDirApart(dataDir, startParams);
+    // PGlite sets the modes of what it writes itself (0666 for a new directory's files, 0644 for
+    // some written at every start), whatever the umask: each is taken back once written.
+    if (dataDir) {
+      const files = makeTreePrivate(dataDir);
+      if (openMode !== null) {
+        options.logger?.warn('the data directory was open to other users; made it private', {
+          dataDir,
+          mode: openMode.toString(8),
+          files,
+        });
+      }
+    }
+    pglite = await PGlite.create(dataDir, {
       startParams,
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
+    if (dataDir) makeTreePrivate(dataDir);
   } catch (error) {
     lock?.release();
     throw error;
   }
   // The pool holds one connection, but pg's pool drops a connection after any failed query and
   // opens a new one at once, while the old socket is still closing: leave room for that overlap.
-  const socketDir = openPrivateSocketDir(options.dataDir);
+  const socketDir = openPrivateSocketDir(dataDir);
   const server = new PGLiteSocketServer({ db: pglite, path: socketDir.socketPath, maxConnections: 4 });
   await server.start();
   // The directory is what keeps others out; the socket's own mode says so a second time.
@@ -71,11 +90,12 @@ export async function startEmbeddedDatabase(
     // One backend session for everything: its plans stay PostgreSQL's own choice.
     genericPlanPool: pool,
     pglite,
-    description: options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory',
+    description: dataDir ? `embedded PGlite in ${dataDir}` : 'embedded PGlite in memory',
     async close() {
       await pool.end();
       await server.stop();
       await pglite.close();
+      if (dataDir) makeTreePrivate(dataDir);
       socketDir.remove();
       lock?.release();
     },

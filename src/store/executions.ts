@@ -1,5 +1,12 @@
 import type { Pool, PoolClient } from 'pg';
-import type { AttemptResult, Execution, ExecutionStatus, FinalStatus } from '../domain/execution';
+import type {
+  AttemptResult,
+  Execution,
+  ExecutionStatus,
+  FailureReason,
+  FinalStatus,
+} from '../domain/execution';
+import { storableReason } from '../domain/failureReasons';
 import { boundedOutput } from '../domain/outputTail';
 import { storableText } from '../domain/text';
 import { prepared, type Queryable } from './database';
@@ -18,10 +25,12 @@ interface ExecutionRow {
   stdout?: string;
   stderr?: string;
   attempt: number;
+  reason: string | null;
+  reason_message: string | null;
 }
 
 const SUMMARY_COLUMNS =
-  'id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt';
+  'id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt, reason, reason_message';
 const FULL_COLUMNS = `${SUMMARY_COLUMNS}, stdout, stderr`;
 
 function toExecution(row: ExecutionRow): Execution {
@@ -37,6 +46,7 @@ function toExecution(row: ExecutionRow): Execution {
     stdout: row.stdout ?? '',
     stderr: row.stderr ?? '',
     attempt: row.attempt,
+    reason: row.reason === null ? null : { code: row.reason, message: row.reason_message ?? '' },
   };
 }
 
@@ -46,6 +56,8 @@ export interface StartingAttempt {
   jobName: string;
   startedAt: Date;
   attempt: number;
+  /** The registered process that runs it (migration 013), or null. */
+  owner: number | null;
 }
 
 /**
@@ -60,12 +72,12 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
       'start_attempts',
       `WITH starting AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
-       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[]) WITH ORDINALITY
-         AS t(job_id, job_name, started_at, attempt, n)
+       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[], $5::bigint[]) WITH ORDINALITY
+         AS t(job_id, job_name, started_at, attempt, owner_process, n)
      ),
      inserted AS (
-       INSERT INTO executions (id, job_id, job_name, status, started_at, attempt)
-       SELECT id, job_id, job_name, 'running', started_at, attempt FROM starting
+       INSERT INTO executions (id, job_id, job_name, status, started_at, attempt, owner_process)
+       SELECT id, job_id, job_name, 'running', started_at, attempt, owner_process FROM starting
      )
      SELECT id FROM starting ORDER BY n`,
       [
@@ -73,6 +85,7 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
         attempts.map((a) => a.jobName),
         attempts.map((a) => a.startedAt),
         attempts.map((a) => a.attempt),
+        attempts.map((a) => a.owner),
       ],
     ),
   );
@@ -102,12 +115,14 @@ export async function finishAttempts(
     prepared(
       'finish_attempts',
       `WITH outcome AS (
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::text[])
-         AS t(id, status, finished_at, duration_ms, exit_code, stdout, stderr)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::text[],
+                            $8::text[], $9::text[])
+         AS t(id, status, finished_at, duration_ms, exit_code, stdout, stderr, reason, reason_message)
      ),
      finished AS (
        UPDATE executions e SET status = o.status, finished_at = o.finished_at, duration_ms = o.duration_ms,
-         exit_code = o.exit_code, stdout = o.stdout, stderr = o.stderr
+         exit_code = o.exit_code, stdout = o.stdout, stderr = o.stderr, reason = o.reason,
+         reason_message = o.reason_message
        FROM outcome o WHERE e.id = o.id AND e.status = 'running'
        RETURNING ${qualified('e', FULL_COLUMNS)}
      ),
@@ -121,6 +136,8 @@ export async function finishAttempts(
         outcomes.map((o) => o.result.exitCode),
         outcomes.map((o) => storableOutput(o.result.stdout)),
         outcomes.map((o) => storableOutput(o.result.stderr)),
+        outcomes.map((o) => storableReason(o.result.reason)?.code ?? null),
+        outcomes.map((o) => storableReason(o.result.reason)?.message ?? null),
       ],
     ),
   );
@@ -161,12 +178,15 @@ export async function insertFinishedExecutions(
       `WITH given AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
        FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::bigint[],
-                   $7::int[], $8::text[], $9::text[], $10::int[], $11::text[]) WITH ORDINALITY
-         AS t(job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key, n)
+                   $7::int[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[]) WITH ORDINALITY
+         AS t(job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
+              reason, reason_message, n)
      ),
      inserted AS (
-       INSERT INTO executions (id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key)
-       SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key
+       INSERT INTO executions (id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt,
+                               report_key, reason, reason_message)
+       SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
+              reason, reason_message
        FROM given ORDER BY n
        ON CONFLICT (job_id, report_key) DO NOTHING RETURNING ${FULL_COLUMNS}
      ),
@@ -184,6 +204,8 @@ export async function insertFinishedExecutions(
         executions.map((e) => storableOutput(e.stderr)),
         executions.map((e) => e.attempt),
         executions.map((e) => e.reportKey ?? null),
+        executions.map((e) => storableReason(e.reason)?.code ?? null),
+        executions.map((e) => storableReason(e.reason)?.message ?? null),
       ],
     ),
   );
@@ -230,21 +252,6 @@ export async function countFinishedExecutions(db: Queryable, executions: Executi
   );
 }
 
-/**
- * Closes attempts left `running` by a process that died: they are recorded as failed, with a note
- * in stderr, and counted. Returns the closed executions.
- */
-export async function closeInterruptedAttempts(db: Queryable, now: Date, note: string): Promise<Execution[]> {
-  const { rows } = await db.query<ExecutionRow>(
-    `UPDATE executions SET status = 'failed', finished_at = $1,
-       duration_ms = GREATEST(0, EXTRACT(EPOCH FROM ($1::timestamptz - started_at)) * 1000)::bigint,
-       exit_code = -1, stderr = stderr || $2
-     WHERE status = 'running' RETURNING ${FULL_COLUMNS}`,
-    [now, storableText(note)],
-  );
-  return rows.map(toExecution);
-}
-
 export interface ExecutionQuery {
   jobId?: number;
   status?: ExecutionStatus;
@@ -286,6 +293,41 @@ export async function listExecutions(
   );
   const { version, rows: executionRows } = splitListVersion(rows, (row) => row.id === null);
   return { executions: executionRows.map(toExecution), version };
+}
+
+/**
+ * Gives the finished execution with report key `reportKey` of job `jobId` a reason it did not have
+ * (what the controller saw of its pod, after the pod's report). Answers it, or null when there is
+ * no such execution or it had that reason already. Nothing is counted again.
+ */
+export async function setExecutionReason(
+  db: Queryable,
+  jobId: number,
+  reportKey: string,
+  reason: FailureReason,
+): Promise<Execution | null> {
+  const stored = storableReason(reason)!;
+  const { rows } = await db.query<ExecutionRow>(
+    `UPDATE executions SET reason = $3, reason_message = $4
+     WHERE job_id = $1 AND report_key = $2 AND status <> 'running'
+       AND (reason, reason_message) IS DISTINCT FROM ($3, $4)
+     RETURNING ${FULL_COLUMNS}`,
+    [jobId, reportKey, stored.code, stored.message],
+  );
+  return rows[0] ? toExecution(rows[0]) : null;
+}
+
+/** Job `jobId`'s latest failed or timed-out execution, from the small index of failures (migration 016). */
+export async function findLastFailure(db: Queryable, jobId: number): Promise<Execution | null> {
+  const { rows } = await db.query<ExecutionRow>(
+    prepared(
+      'find_last_failure',
+      `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE job_id = $1 AND status IN ('failed', 'timeout')
+       ORDER BY started_at DESC, id DESC LIMIT 1`,
+      [jobId],
+    ),
+  );
+  return rows[0] ? toExecution(rows[0]) : null;
 }
 
 export async function findExecution(db: Queryable, id: number): Promise<Execution | null> {

@@ -12,7 +12,10 @@ import { join } from 'node:path';
  */
 export async function initialiseDataDirApart(dataDir: string, startParams: string[]): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  // Owner only for what it creates with the process's modes (its directories); the files' modes
+  // PGlite sets itself, and the caller takes them back.
   const script =
+    'process.umask(0o077);' +
     'const [, pglite, dir, params] = process.argv;' +
     'require(pglite).PGlite.create(dir, { startParams: JSON.parse(params) }).then((db) => db.close())' +
     '.catch((error) => { process.stderr.write(String((error && error.stack) || error)); process.exit(1); });';

@@ -70,8 +70,8 @@ describe('GET|PUT|DELETE /api/jobs/:id/alerts', () => {
     ['a webhook without url', { webhooks: [{ events: ['failed'] }] }, /^webhooks\.0\.url: is required/],
     [
       'a webhook field we do not know',
-      { webhooks: [{ url: 'https://x.io', events: ['failed'], secret: 1 }] },
-      /^webhooks\.0: unknown field secret$/,
+      { webhooks: [{ url: 'https://x.io', events: ['failed'], token: 1 }] },
+      /^webhooks\.0: unknown field token$/,
     ],
     [
       'an ftp URL',

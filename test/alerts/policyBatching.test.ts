@@ -65,6 +65,7 @@ describe('the alert hook’s statements per recording transaction', () => {
           stdout: '',
           stderr: '',
           attempt: 0,
+          reason: null,
         },
       });
     }

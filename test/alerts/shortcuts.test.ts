@@ -53,6 +53,11 @@ describe('config-file alert shortcuts', () => {
     ['on_failure', 'ftp://x.io/h', 'on_failure: must be an http:// or https:// URL'],
     ['on_complete', 42, 'on_complete: is required and must be a string'],
     [
+      'on_failure',
+      'https://events.pagerduty.com/v2/enqueue?routing_key=abc',
+      'on_failure: a PagerDuty destination needs ?routing_key= once',
+    ],
+    [
       'on_failure_email',
       'ops@example.com, not an address',
       'on_failure_email.1: must not contain spaces, line breaks or control characters',

@@ -4,6 +4,7 @@ import { type CronJobContext, desiredCronJob } from '../../src/controller/desire
 import { desiredTokenSecret, reportTokenLocation } from '../../src/controller/desired/reportTokens';
 import { RUNNER_ENV } from '../../src/runner/runnerEnvironment';
 import { sidecarScript } from '../../src/controller/desired/sidecarScript';
+import { kubeletLiteral } from '../../src/controller/desired/kubeletLiteral';
 import { scheduledJobCrd } from '../../src/controller/crds/definitions';
 import { validateAgainstCrd, validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
 import { scheduledJob, scheduledJobArbitrary } from './support/arbitraries';
@@ -114,7 +115,8 @@ describe('desiredCronJob without spec.image (one container runs crondeck run)', 
       { name: 'CRONDECK_REPORT_URL', value: context.reportUrl },
       { name: 'CRONDECK_JOB_ID', value: '42' },
       { name: 'CRONDECK_JOB_NAME', value: 'nightly-backup' },
-      { name: 'CRONDECK_COMMAND', value: 'pg_dump "$DB" > /tmp/dump.sql' },
+      // Every $ doubled: the kubelet reduces $$ to $ (kubeletLiteral.ts).
+      { name: 'CRONDECK_COMMAND', value: 'pg_dump "$$DB" > /tmp/dump.sql' },
       { name: 'CRONDECK_TIMEOUT', value: '600' },
       { name: 'CRONDECK_RETRY_MAX_ATTEMPTS', value: '2' },
       { name: 'CRONDECK_RETRY_BASE_DELAY', value: '10' },
@@ -181,7 +183,7 @@ describe('desiredCronJob with spec.image (runner as a native sidecar)', () => {
         name: 'job',
         image: 'python:3.12-slim',
         imagePullPolicy: 'Always',
-        command: ['/bin/sh', '-c', sidecarScript('/crondeck')],
+        command: ['/bin/sh', '-c', kubeletLiteral(sidecarScript('/crondeck'))],
         env: [{ name: 'MODE', value: 'full' }],
       }),
     ]);

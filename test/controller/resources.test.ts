@@ -245,4 +245,58 @@ describe('the AlertConfig spec schema', () => {
     );
     expect(() => alertConfigOfResource(spec, () => 'not a url')).toThrow(/^webhooks\.1\.url: /);
   });
+
+  const secret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+  const channels = {
+    jobRef: { name: 'backup' },
+    webhooks: [
+      {
+        url: 'https://ci.example.com/hook',
+        secretRef: { name: 'hooks', key: 'signing' },
+        events: ['failed'],
+      },
+      {
+        url: 'https://pd.internal/v2/enqueue?routing_key=R0123456789abcdefABCDEF012345678',
+        format: 'pagerduty',
+        events: ['failed'],
+      },
+    ],
+  };
+
+  it('takes a format and a secretRef, in zod and in the CRD, and reads the secret from its Secret', () => {
+    expect(validateAgainstCrd(resource(channels), alertConfigCrd())).toEqual({ valid: true, errors: [] });
+    const config = alertConfigOfResource(alertConfigSpecSchema.parse(channels), ({ name, key }) =>
+      name === 'hooks' && key === 'signing' ? `${secret}\n` : undefined,
+    );
+    expect(config.webhooks).toEqual([
+      { url: 'https://ci.example.com/hook', events: ['failed'], secret },
+      { url: channels.webhooks[1]!.url, events: ['failed'], format: 'pagerduty' },
+    ]);
+    const badFormat = { ...channels, webhooks: [{ ...channels.webhooks[1], format: 'msteams' }] };
+    expect(alertConfigSpecSchema.safeParse(badFormat).success).toBe(false);
+    expect(validateAgainstCrd(resource(badFormat), alertConfigCrd()).valid).toBe(false);
+  });
+
+  it('names the secretRef that cannot be used, without quoting what it holds', () => {
+    const spec = alertConfigSpecSchema.parse(channels);
+    expect(() => alertConfigOfResource(spec, () => undefined)).toThrow(
+      'webhooks.0.secretRef: Secret hooks has no key signing',
+    );
+    let message = '';
+    try {
+      alertConfigOfResource(spec, () => 'whsec_dG9vLXNob3J0');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe(
+      'webhooks.0.secretRef: must be whsec_ followed by the base64 of a 24 to 64 byte key',
+    );
+    const onChat = {
+      ...channels,
+      webhooks: [{ ...channels.webhooks[0], url: 'https://hooks.slack.com/services/T/B/X' }],
+    };
+    expect(() => alertConfigOfResource(alertConfigSpecSchema.parse(onChat), () => secret)).toThrow(
+      'webhooks.0.secret: only generic JSON webhooks are signed; this one gets the slack format',
+    );
+  });
 });

@@ -8,14 +8,22 @@ import {
   type Locator,
   type Page,
 } from 'playwright-core';
+import { BROWSER_SKIPPED_ENV } from '../support/browserSkipped';
+import { DEFAULT_CHROMIUM_PATH } from '../support/chromium';
 
-/** Debian's chromium; CI installs it with `apt-get install -y chromium`. Never a browser download. */
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Debian's chromium, installed by globalSetup where missing (chromium.ts). Never a browser download. */
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
 
 const ARTIFACTS_DIR = path.join(__dirname, '..', '..', 'test-artifacts');
 
 /** Browser tests start a service, a browser and a page: they get more time than the default. */
 export const BROWSER_TEST_TIMEOUT_MS = 60_000;
+
+/**
+ * `describe` for tests that drive the browser. Where globalSetup could neither find nor install
+ * one, they are reported as skipped, and the suite's last line says why and how to run them.
+ */
+export const describeInBrowser: jest.Describe = process.env[BROWSER_SKIPPED_ENV] ? describe.skip : describe;
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {

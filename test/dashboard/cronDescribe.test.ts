@@ -1,11 +1,18 @@
 import type { Browser } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service';
-import { BROWSER_TEST_TIMEOUT_MS, type DashboardPage, jobRow, launchBrowser, openDashboard } from './browser';
+import {
+  BROWSER_TEST_TIMEOUT_MS,
+  type DashboardPage,
+  describeInBrowser,
+  jobRow,
+  launchBrowser,
+  openDashboard,
+} from './browser';
 
 jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /** Issue 11: the open jobs table asked describe again on every refresh when an answer was not a success. */
-describe('dashboard schedule descriptions', () => {
+describeInBrowser('dashboard schedule descriptions', () => {
   let service: TestService;
   let browser: Browser;
   let open: DashboardPage | undefined;

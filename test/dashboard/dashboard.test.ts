@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { eventually, startTestService, type TestService } from '../support/service';
 import {
   BROWSER_TEST_TIMEOUT_MS,
+  describeInBrowser,
   type DashboardPage,
   hasFocus,
   jobRow,
@@ -34,7 +35,7 @@ declare function getComputedStyle(element: unknown): { backgroundColor: string }
 
 jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
-describe('dashboard in a browser', () => {
+describeInBrowser('dashboard in a browser', () => {
   let service: TestService;
   let browser: Browser;
   let open: DashboardPage | undefined;
@@ -458,6 +459,27 @@ describe('dashboard in a browser', () => {
     expect(await dialog.getByLabel('URL').inputValue()).toBe('http://127.0.0.1:9/hook');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('keeps a webhook’s format and signing when it saves alerts', async () => {
+    const job = await createJob({ name: 'signed-alerts', schedule: '@daily', command: 'true' });
+    const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
+    const webhooks = [
+      { url: 'http://127.0.0.1:9/signed', events: ['failed'], secret },
+      { url: 'http://127.0.0.1:9/teams', events: ['failed'], format: 'teams' },
+    ];
+    expect((await service.request('PUT', `/api/jobs/${job.id}/alerts`, { webhooks })).status).toBe(200);
+    open = await openDashboard(browser, service.url);
+    const { page } = open;
+    await jobRow(page, 'signed-alerts').getByRole('button', { name: 'Alerts signed-alerts' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Alerts for signed-alerts' });
+    await dialog.locator('fieldset', { hasText: 'Webhook 2' }).getByLabel('success').check();
+    await dialog.getByRole('button', { name: 'Save alerts' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await service.request('GET', `/api/jobs/${job.id}/alerts`)).body.webhooks).toEqual([
+      { url: 'http://127.0.0.1:9/signed', events: ['failed'], signed: true },
+      { url: 'http://127.0.0.1:9/teams', events: ['success', 'failed'], format: 'teams' },
+    ]);
   });
 
   it('says so when the service has no alerts endpoint (404)', async () => {

@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service';
 import {
   BROWSER_TEST_TIMEOUT_MS,
+  describeInBrowser,
   type DashboardPage,
   hasFocus,
   jobRow,
@@ -19,7 +20,7 @@ jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 const TOKEN = 'dashboard-test-token-0123456789';
 
-describe('dashboard with SERVICE_API_TOKEN', () => {
+describeInBrowser('dashboard with SERVICE_API_TOKEN', () => {
   let service: TestService;
   let browser: Browser;
   let open: DashboardPage | undefined;

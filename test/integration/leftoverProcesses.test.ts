@@ -1,7 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecuteAttempt } from '../../src/runner/attemptLoop';
+import { readProcessStat } from '../../src/runner/processGroup';
+import { type ProcessIdentity, thisProcessIdentity } from '../../src/runner/processIdentity';
 import { runCommand } from '../../src/runner/runCommand';
 import type { Database } from '../../src/store/database';
 import { LEADER_LOCK_KEY } from '../../src/runtime/local/leadership';
@@ -34,21 +37,34 @@ describe('processes left running by a service that was killed', () => {
   let db: Database;
   const services: TestService[] = [];
   const pids: number[] = [];
+  /** The process the first service registers as (it lives on in this test process): its crash is this one's. */
+  let standIn: ChildProcess;
+  let standInIdentity: ProcessIdentity;
   beforeEach(async () => {
     db = await createTestDatabase();
+    standIn = spawn('sleep', ['600'], { stdio: 'ignore' });
+    standInIdentity = {
+      ...thisProcessIdentity(),
+      pid: standIn.pid!,
+      startTicks: readProcessStat(standIn.pid!)!.startTicks,
+    };
   });
   afterEach(async () => {
+    standIn.kill('SIGKILL');
     for (const pid of pids.splice(0)) killQuietly(pid);
     for (const service of services.splice(0).reverse()) await service.stop();
     await db.close();
   });
 
   /**
-   * A crash ends the process's connections too: on a PostgreSQL server, the leader lock of the
-   * abandoned service (which lives on in this test process) goes with its session, so the next
-   * service leads and cleans up. The embedded database has one process, which always leads.
+   * The first service's process is gone: its stand-in dies. A crash ends the process's connections
+   * too: on a PostgreSQL server, the leader lock of the abandoned service (which lives on in this
+   * test process) goes with its session, so the next service leads and cleans up. The embedded
+   * database has one process, which always leads.
    */
   const crash = async () => {
+    standIn.kill('SIGKILL');
+    expect(await endsWithin(standIn.pid!, 5000)).toBe(true);
     if (!onPostgresServer) return;
     await db.pool.query(
       `SELECT pg_terminate_backend(pid) FROM pg_locks
@@ -72,7 +88,7 @@ describe('processes left running by a service that was killed', () => {
 
   it('are ended at the next start, and the run records how', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'crondeck-leftover-'));
-    const first = await boot({ execute: abandoningRunner });
+    const first = await boot({ execute: abandoningRunner, identity: standInIdentity });
     const job = (
       await first.request('POST', '/api/jobs', {
         name: 'long-backup',
@@ -110,6 +126,7 @@ describe('processes left running by a service that was killed', () => {
       exitCode: 143,
       startedAt: running.startedAt,
       attempt: 0,
+      reason: 'ServiceStopped',
     });
     expect(detail.stderr).toContain('the service stopped during this run');
     expect(detail.stderr).toContain('its remaining processes were ended with SIGTERM');
@@ -127,7 +144,7 @@ describe('processes left running by a service that was killed', () => {
   });
 
   it('are left alone when the recorded group is not theirs any more', async () => {
-    const first = await boot({ execute: abandoningRunner });
+    const first = await boot({ execute: abandoningRunner, identity: standInIdentity });
     const dir = mkdtempSync(join(tmpdir(), 'crondeck-leftover-'));
     const job = (
       await first.request('POST', '/api/jobs', {

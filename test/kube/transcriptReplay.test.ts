@@ -24,12 +24,8 @@ const only = process.env.REPLAY_ONLY;
  * the inventory in plans.ts without updating this pin fails the suite.
  */
 const NOT_COMPARED: Record<string, { refused: number; skipped: number }> = {
-  '01-crd-lifecycle.json': { refused: 1, skipped: 0 },
   '02-cr-create-validate-list.json': { refused: 1, skipped: 0 },
-  '04-patches.json': { refused: 13, skipped: 2 },
-  '10-lease.json': { refused: 4, skipped: 0 },
   '12-auth.json': { refused: 1, skipped: 0 },
-  '18-cr-validation.json': { refused: 1, skipped: 0 },
 };
 
 test('the inventory of exchanges the emulator does not serve is pinned', () => {

@@ -1,7 +1,7 @@
 /**
  * The chart's CRD templates are crds/*.yaml (generated from the zod schemas) wrapped in the
- * `crds.enabled` gate and annotated `helm.sh/resource-policy: keep`; scripts/sync-chart-crds.sh
- * writes them.
+ * `crds.enabled` gate and annotated `helm.sh/resource-policy: keep`; `crondeck manifests` writes
+ * them.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,7 +26,7 @@ describe('the chart CRDs', () => {
   });
 
   test.each(crdFiles())(
-    '%s: gated, annotated keep, otherwise identical to crds/ (run scripts/sync-chart-crds.sh)',
+    '%s: gated, annotated keep, otherwise identical to crds/ (run `crondeck manifests`)',
     (file) => {
       const template = readFileSync(path.join(TEMPLATES, file), 'utf8');
       expect(template.startsWith(GATE_OPEN)).toBe(true);

@@ -27,8 +27,8 @@ type AnyObject = Record<string, any>; // eslint-disable-line @typescript-eslint/
 
 const DEPLOY = path.join(REPO_ROOT, 'deploy');
 const EXAMPLES = path.join(REPO_ROOT, 'examples');
-// deploy/ takes the CRDs from ../crds, which the CRD generator writes: until it has, only
-// deploy/base (everything but the CRDs) can render.
+// deploy/ takes the CRDs from deploy/crds, copies of crds/ that `crondeck manifests` writes
+// (kustomize loads files only from within deploy/).
 
 function find(objs: K8sObject[], kind: string, name: string): AnyObject {
   const o = objs.find((x) => x.kind === kind && x.metadata.name === name);
@@ -88,9 +88,14 @@ describe('deploy/base', () => {
 });
 
 describe('deploy/ with the CRDs', () => {
-  test('crds/kustomization.yaml lists exactly the generated CRD files', () => {
-    const k = readObjects(path.join(REPO_ROOT, 'crds', 'kustomization.yaml'))[0] as AnyObject;
-    expect([...k.resources].sort()).toEqual(crdFiles());
+  test('deploy/kustomization.yaml takes the copies in deploy/crds of exactly the files of crds/', () => {
+    const k = readObjects(path.join(DEPLOY, 'kustomization.yaml'))[0] as AnyObject;
+    expect([...k.resources].sort()).toEqual([...crdFiles().map((file) => `crds/${file}`), 'base'].sort());
+    for (const file of crdFiles()) {
+      expect(readObjects(path.join(DEPLOY, 'crds', file))).toEqual(
+        readObjects(path.join(REPO_ROOT, 'crds', file)),
+      );
+    }
   });
 
   test('kubectl kustomize deploy/ renders the CRDs with the rest', () => {

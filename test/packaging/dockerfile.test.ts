@@ -14,6 +14,7 @@ const instructions = dockerfile
   .map((l) => l.trim())
   .filter((l) => l && !l.startsWith('#'));
 const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  engines: { node: string };
   bin: Record<string, string>;
   scripts: Record<string, string>;
   version: string;
@@ -59,7 +60,17 @@ describe('the Dockerfile', () => {
     expect(build!.join('\n')).toMatch(/npm run build/);
     expect(build!.join('\n')).toMatch(/npm prune --omit=dev/);
     expect(runtime![0]).toMatch(/^FROM \$\{NODE_IMAGE\} AS runtime$/);
-    expect(instructions).toContain('ARG NODE_IMAGE=node:20-bookworm-slim');
+  });
+
+  test('builds on Node 24 LTS, which package.json admits and CI runs the suite on', () => {
+    // Node 20 reached its end of life in April 2026.
+    expect(instructions).toContain('ARG NODE_IMAGE=node:24-bookworm-slim');
+    expect(pkg.engines.node).toBe('^20.19.0 || >=24');
+    const ci = readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
+    expect(ci).toMatch(/PATH="\$\(bash scripts\/node24\.sh\):\$PATH"/);
+    expect(readFileSync(path.join(REPO_ROOT, 'scripts', 'node24.sh'), 'utf8')).toMatch(
+      /^VERSION="\$\{NODE24_VERSION:-24\./m,
+    );
   });
 
   test('copies from the build context only files that exist and .dockerignore lets through', () => {

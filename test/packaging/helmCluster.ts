@@ -27,15 +27,6 @@ export interface HelmCluster {
   stop(): Promise<void>;
 }
 
-/**
- * What helm's install and upgrade need here. Helm 4 defaults to server-side apply, which the
- * emulator refuses (501): the client-side three-way merge is used instead. Validation against the
- * server's OpenAPI documents needs GET /openapi/v3, which the emulator does not serve (the
- * recorded server's documents lack apps/v1 and the other chart kinds): the emulator validates every
- * write against those schemas itself, so nothing goes unchecked.
- */
-export const CLIENT_SIDE = ['--server-side=false', '--disable-openapi-validation'];
-
 function run(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<HelmResult> {
   return new Promise((resolve) => {
     execFile(binary, args, { env, cwd: REPO_ROOT, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) =>

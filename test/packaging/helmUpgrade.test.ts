@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { Obj } from '../support/kube/types';
-import { CLIENT_SIDE, packagePreviousChart, startHelmCluster, type HelmCluster } from './helmCluster';
+import { packagePreviousChart, startHelmCluster, type HelmCluster } from './helmCluster';
 import { CHART_DIR, REPO_ROOT } from './support';
 
 const NS = 'jobs';
@@ -58,7 +58,7 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
 
   test('the previous chart version installs: every object is stored and the secrets are generated', async () => {
     const previous = await packagePreviousChart(cluster, '0.0.9');
-    await helmOk(cluster, ['install', RELEASE, previous, '-n', NS, ...CLIENT_SIDE]);
+    await helmOk(cluster, ['install', RELEASE, previous, '-n', NS]);
     for (const [resource, name] of [
       ['apps/deployments', 'rel-crondeck'],
       ['apps/deployments', 'rel-crondeck-controller'],
@@ -84,10 +84,23 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
     expect(secretValue(secret('rel-crondeck-postgresql'), 'POSTGRES_PASSWORD')).toMatch(/^[A-Za-z0-9]{32}$/);
     // helm keeps the release in a Secret (sent as protobuf by its clientset).
     expect(cluster.emu.objects('secrets', NS).filter((s) => s.type === 'helm.sh/release.v1')).toHaveLength(1);
+    // helm 4's defaults: every object server-side applied by "helm", validated through /openapi/v3.
+    for (const o of [
+      apiDeployment(),
+      sts(),
+      secret('rel-crondeck-api-token'),
+      crd('scheduledjobs.crondeck.dev'),
+    ]) {
+      expect(o!.metadata.managedFields.map((e: Obj) => [e.manager, e.operation])).toContainEqual([
+        'helm',
+        'Apply',
+      ]);
+    }
+    expect(cluster.emu.requestCounts()['get openapi/v3']).toBeGreaterThan(0);
   });
 
   test('ScheduledJobs and AlertConfigs are created with kubectl; the database claim exists', async () => {
-    const r = await cluster.kubectl(['create', '-n', NS, '-f', EXAMPLES, '--validate=false']);
+    const r = await cluster.kubectl(['create', '-n', NS, '-f', EXAMPLES]);
     expect(r.stderr).toBe('');
     expect(cr('scheduledjobs', 'nightly-report')).toBeDefined();
     expect(cr('alertconfigs', 'nightly-report-alerts')).toBeDefined();
@@ -145,7 +158,6 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
       '--reuse-values',
       '--set',
       'api.replicas=3',
-      ...CLIENT_SIDE,
     ]);
     expectNothingLost();
     // Patched, not replaced: the same objects, now labelled with the current chart.
@@ -197,7 +209,6 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
       '--reuse-values',
       '--set',
       'settings.logLevel=debug',
-      ...CLIENT_SIDE,
     ]);
     const api = container(apiDeployment(), 'api');
     expect(envValue(api, 'LOG_LEVEL')).toBe('debug');
@@ -217,7 +228,7 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
   });
 
   test('installing again adopts the kept secrets: same token, same database password', async () => {
-    await helmOk(cluster, ['install', RELEASE, CHART_DIR, '-n', NS, ...CLIENT_SIDE]);
+    await helmOk(cluster, ['install', RELEASE, CHART_DIR, '-n', NS]);
     expectNothingLost();
     expect(sts()!.spec.volumeClaimTemplates[0].metadata.name).toBe('data');
   });
@@ -252,7 +263,7 @@ describe('helm upgrade with an existing DATABASE_URL secret', () => {
       'database.existingSecret=crondeck-database',
     ];
     const previous = await packagePreviousChart(cluster, '0.0.9');
-    await helmOk(cluster, ['install', RELEASE, previous, '-n', NS, ...values, ...CLIENT_SIDE]);
+    await helmOk(cluster, ['install', RELEASE, previous, '-n', NS, ...values]);
     expect(cluster.emu.objects('apps/statefulsets', NS)).toEqual([]);
     const ref = container(cluster.get('apps/deployments', NS, 'rel-crondeck'), 'api').env.find(
       (e: Obj) => e.name === 'DATABASE_URL',
@@ -271,7 +282,6 @@ describe('helm upgrade with an existing DATABASE_URL secret', () => {
       'api.replicas=1',
       '--set',
       'ingress.enabled=true',
-      ...CLIENT_SIDE,
     ]);
     expect(cluster.get('apps/deployments', NS, 'rel-crondeck')!.spec.replicas).toBe(1);
     const ingress = cluster.get('networking.k8s.io/ingresses', NS, 'rel-crondeck');

@@ -116,4 +116,24 @@ describe('the attempt loop', () => {
     await runAttempts(job(null), new AbortController().signal, { recorder, logger, execute });
     expect(events).toEqual(['start 0', 'finish 100 success final']);
   });
+
+  it('ends the run when another process had closed its attempt already: no retry is recorded beside it', async () => {
+    const { recorder, events } = memoryRecorder();
+    const closedElsewhere: AttemptRecorder = {
+      ...recorder,
+      finishAttempt: async (id, result, final) => {
+        await recorder.finishAttempt(id, result, final);
+        return false;
+      },
+    };
+    const { execute, calls } = outcomes('failed', 'success');
+    await runAttempts(job({ maxAttempts: 1, baseDelay: 0 }), new AbortController().signal, {
+      recorder: closedElsewhere,
+      logger,
+      execute,
+      sleep: async () => undefined,
+    });
+    expect(calls).toEqual([0]);
+    expect(events).toEqual(['start 0', 'finish 100 failed']);
+  });
 });

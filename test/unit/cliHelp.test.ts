@@ -26,7 +26,7 @@ describe('crondeck <command> --help', () => {
     ['serve', /^usage: crondeck serve \[--config jobs\.yaml\]/, /--insecure/],
     ['controller', /^usage: crondeck controller\n/, /CRONDECK_REPORT_URL/],
     ['run', /^usage: crondeck run \[--supervise\]\n/, /--supervise/],
-    ['manifests', /^usage: crondeck manifests \[--out DIR\]\n/, /--out DIR/],
+    ['manifests', /^usage: crondeck manifests \[--root DIR \| --out DIR\]\n/, /--out DIR/],
   ])(
     '%s --help and -h print that command’s usage and exit 0',
     async (command, first, mentions) => {

@@ -148,9 +148,11 @@ Arguments: (list $ secretName key length)
 - name: POD_NAME
   valueFrom:
     fieldRef:
+      apiVersion: v1
       fieldPath: metadata.name
 - name: POD_NAMESPACE
   valueFrom:
     fieldRef:
+      apiVersion: v1
       fieldPath: metadata.namespace
 {{- end -}}

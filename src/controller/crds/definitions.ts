@@ -66,6 +66,19 @@ const SCHEDULED_JOB: ResourceDefinition = {
       description: 'Outcome of the last run',
     },
     { name: 'Last Run', type: 'date', jsonPath: '.status.lastRun', description: 'Start of the last run' },
+    {
+      name: 'Last Failure',
+      type: 'string',
+      jsonPath: '.status.lastFailureReason',
+      description: 'Why the last failed run failed (OOMKilled, Evicted, ImagePullBackOff...)',
+    },
+    {
+      name: 'Failed',
+      type: 'date',
+      jsonPath: '.status.lastFailureTime',
+      description: 'When the last failed run ended',
+      priority: 1,
+    },
     // A "date" column shows an age, and kubectl prints <invalid> for a time in the future.
     { name: 'Next Run', type: 'string', jsonPath: '.status.nextRun', description: 'Next planned run (UTC)' },
     AGE_COLUMN,
@@ -103,7 +116,13 @@ function rootSchema(
         description: `APIVersion of this representation: ${CRONDECK_GROUP}/${CRONDECK_VERSION}.`,
       },
       kind: { type: 'string', description: `Kind of this representation: ${definition.kind}.` },
-      metadata: { type: 'object', description: 'Standard object metadata.' },
+      // The API server describes and validates ObjectMeta itself: under the root `metadata` it
+      // accepts only `type: object` (and constraints on name and generateName), and refuses a
+      // CRD with anything else there, even a description. Crondeck adds no name constraint: its
+      // rule (the job name, `namespace.` prefix included outside the home namespace, at most 200
+      // characters) depends on the namespace and the job-name annotation, which a schema of
+      // metadata.name cannot see; the controller reports such a name in the Ready condition.
+      metadata: { type: 'object' },
       spec: structuralSchemaOf(definition.spec),
       status: structuralSchemaOf(definition.status),
     },

@@ -11,6 +11,7 @@ import { RUNNER_ENV } from '../../runner/runnerEnvironment';
 import { reportTokenLocation } from './reportTokens';
 import { SUPERVISE_DIR } from '../../runner/superviseFiles';
 import { sidecarScript } from './sidecarScript';
+import { kubeletLiteral } from './kubeletLiteral';
 
 /** The non-root user of the Crondeck image (distroless "nonroot"). */
 const DEFAULT_RUN_AS_USER = 65532;
@@ -44,16 +45,21 @@ function tokenKeyRef(jobId: number): { name: string; key: string } {
   return { name: secretName, key };
 }
 
+/** A variable whose value the container must see as written (kubeletLiteral.ts). */
+function literal(name: string, value: string): V1EnvVar {
+  return { name, value: kubeletLiteral(value) };
+}
+
 function runnerEnv(input: PodSpecInput): V1EnvVar[] {
   const { spec } = input;
   return [
-    { name: RUNNER_ENV.reportUrl, value: input.reportUrl },
-    { name: RUNNER_ENV.jobId, value: String(input.jobId) },
-    { name: RUNNER_ENV.jobName, value: input.jobName },
-    { name: RUNNER_ENV.command, value: spec.command },
-    { name: RUNNER_ENV.timeout, value: String(spec.timeout) },
-    { name: RUNNER_ENV.retryMaxAttempts, value: String(spec.retry?.maxAttempts ?? 0) },
-    { name: RUNNER_ENV.retryBaseDelay, value: String(spec.retry?.baseDelay ?? 0) },
+    literal(RUNNER_ENV.reportUrl, input.reportUrl),
+    literal(RUNNER_ENV.jobId, String(input.jobId)),
+    literal(RUNNER_ENV.jobName, input.jobName),
+    literal(RUNNER_ENV.command, spec.command),
+    literal(RUNNER_ENV.timeout, String(spec.timeout)),
+    literal(RUNNER_ENV.retryMaxAttempts, String(spec.retry?.maxAttempts ?? 0)),
+    literal(RUNNER_ENV.retryBaseDelay, String(spec.retry?.baseDelay ?? 0)),
     {
       name: RUNNER_ENV.reportToken,
       valueFrom: { secretKeyRef: tokenKeyRef(input.jobId) },
@@ -69,12 +75,13 @@ function runnerEnv(input: PodSpecInput): V1EnvVar[] {
   ];
 }
 
+/** The ScheduledJob's `env`: its values are literal (the CRD says so), as in local mode. */
 function userEnv(env: ScheduledJobEnvVar[] | undefined): V1EnvVar[] {
   return (env ?? []).map(({ name, value, valueFrom }) => {
     if (valueFrom?.secretKeyRef) return { name, valueFrom: { secretKeyRef: { ...valueFrom.secretKeyRef } } };
     if (valueFrom?.configMapKeyRef)
       return { name, valueFrom: { configMapKeyRef: { ...valueFrom.configMapKeyRef } } };
-    return { name, value: value ?? '' };
+    return literal(name, value ?? '');
   });
 }
 
@@ -125,7 +132,7 @@ export function runnerPodSpec(input: PodSpecInput): V1PodSpec {
       name: RUN_CONTAINER,
       image: input.image,
       imagePullPolicy: input.imagePullPolicy,
-      command: ['crondeck', 'run'],
+      command: ['crondeck', 'run'].map(kubeletLiteral),
       env: [...runnerEnv(input), ...userEnv(spec.env)],
       resources,
       securityContext: CONTAINER_SECURITY_CONTEXT,
@@ -140,8 +147,8 @@ export function runnerPodSpec(input: PodSpecInput): V1PodSpec {
     image: input.image,
     imagePullPolicy: input.imagePullPolicy,
     restartPolicy: 'Always',
-    command: ['crondeck', 'run', '--supervise'],
-    env: [...runnerEnv(input), { name: RUNNER_ENV.superviseDir, value: SUPERVISE_DIR }],
+    command: ['crondeck', 'run', '--supervise'].map(kubeletLiteral),
+    env: [...runnerEnv(input), literal(RUNNER_ENV.superviseDir, SUPERVISE_DIR)],
     securityContext: CONTAINER_SECURITY_CONTEXT,
     volumeMounts: [superviseMount, tmpMount],
   });
@@ -150,7 +157,7 @@ export function runnerPodSpec(input: PodSpecInput): V1PodSpec {
     name: JOB_CONTAINER,
     image: spec.image,
     imagePullPolicy: spec.imagePullPolicy,
-    command: ['/bin/sh', '-c', sidecarScript(SUPERVISE_DIR)],
+    command: ['/bin/sh', '-c', sidecarScript(SUPERVISE_DIR)].map(kubeletLiteral),
     env: userEnvVars.length > 0 ? userEnvVars : undefined,
     resources,
     securityContext: CONTAINER_SECURITY_CONTEXT,

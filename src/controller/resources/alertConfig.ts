@@ -7,6 +7,7 @@ import {
   emailDestinationSchema,
   MAX_EMAIL_ENTRIES,
   MAX_WEBHOOKS,
+  webhookFormatSchema,
   webhookUrlSchema,
 } from '../../domain/alertConfig';
 import {
@@ -31,6 +32,14 @@ const alertWebhookSchema = z
       .object({ secretKeyRef: secretKeySelectorSchema.describe('The Secret key that holds the URL.') })
       .optional()
       .describe('Read the URL from a Secret (a chat webhook URL is a credential).'),
+    format: webhookFormatSchema
+      .optional()
+      .describe('generic, slack, discord, teams or pagerduty. Left out, the format follows from the URL.'),
+    secretRef: secretKeySelectorSchema
+      .optional()
+      .describe(
+        'Sign each delivery (Standard Webhooks) with the whsec_ secret in this Secret key. Generic JSON webhooks only.',
+      ),
     events: eventsField,
   })
   .superRefine((value, ctx) => {

@@ -1,4 +1,5 @@
 import { alertConfigFromShortcuts } from '../../alerts/shortcuts';
+import { checkWebhookChannels } from '../../alerts/webhookChannels';
 import { type AlertConfig, alertConfigSchema } from '../../domain/alertConfig';
 import { describeZodError } from '../../domain/zodErrors';
 import type { AlertConfigSpec } from './alertConfig';
@@ -27,24 +28,34 @@ export interface SecretKeyRef {
 }
 
 /**
- * The domain alert configuration of an AlertConfig resource. Webhook URLs from Secrets are read
- * through `readSecretKey` (the controller's cache); a missing Secret or key, or a value that is
- * not a URL, throws an error naming the field, for the resource's Ready condition.
+ * The domain alert configuration of an AlertConfig resource. Webhook URLs and signing secrets from
+ * Secrets are read through `readSecretKey`; a missing Secret or key, a value that is not a URL or
+ * not a `whsec_` secret, or a webhook its format cannot use throws an error naming the field (never
+ * quoting a secret), for the resource's Ready condition.
  */
 export function alertConfigOfResource(
   spec: AlertConfigSpec,
   readSecretKey: (ref: SecretKeyRef) => string | undefined,
 ): AlertConfig {
+  const read = (ref: SecretKeyRef, field: string) => {
+    const value = readSecretKey(ref)?.trim();
+    if (value === undefined) throw new Error(`${field}: Secret ${ref.name} has no key ${ref.key}`);
+    return value;
+  };
   const webhooks = (spec.webhooks ?? []).map((webhook, index) => {
-    if (webhook.url !== undefined) return { url: webhook.url, events: webhook.events };
-    const ref = webhook.urlFrom!.secretKeyRef;
-    const url = readSecretKey(ref)?.trim();
-    if (url === undefined) {
-      throw new Error(`webhooks.${index}.urlFrom: Secret ${ref.name} has no key ${ref.key}`);
-    }
-    return { url, events: webhook.events };
+    const url = webhook.url ?? read(webhook.urlFrom!.secretKeyRef, `webhooks.${index}.urlFrom`);
+    return {
+      url,
+      events: webhook.events,
+      ...(webhook.format && { format: webhook.format }),
+      ...(webhook.secretRef && { secret: read(webhook.secretRef, `webhooks.${index}.secretRef`) }),
+    };
   });
   const parsed = alertConfigSchema.safeParse({ webhooks, emails: spec.emails ?? [], policy: spec.policy });
-  if (!parsed.success) throw new Error(describeZodError(parsed.error));
+  if (!parsed.success) {
+    // The secret came from the Secret, not from the resource: say where to look.
+    throw new Error(describeZodError(parsed.error).replace(/^(webhooks\.\d+)\.secret:/, '$1.secretRef:'));
+  }
+  checkWebhookChannels(parsed.data);
   return parsed.data;
 }

@@ -1,5 +1,5 @@
 import type { ObjectCache } from '@kubernetes/client-node';
-import type { AlertsApi } from '../../alerts/routes';
+import type { JobAlertsSync } from '../../alerts/alertConfigService';
 import type { AlertConfig } from '../../domain/alertConfig';
 import type { Job } from '../../domain/job';
 import { type ClusterClient, statusOf } from '../clusterClient';
@@ -15,12 +15,13 @@ import type { ScheduledJob } from '../resources/scheduledJob';
  * The alert destinations of a job on a cluster: the ScheduledJob's shortcuts plus every AlertConfig
  * that names it, written to the service's alert configuration (the same one the REST API edits),
  * so alerting works exactly as it does locally. The job's alert policy comes from its
- * `spec.alertPolicy` or from one AlertConfig; a second AlertConfig that sets one is refused. Webhook URLs kept in Secrets are read here and
- * never stored in a custom resource. An AlertConfig that cannot be used (a missing Secret key, a
- * bad URL) is left out and says why in its Ready condition.
+ * `spec.alertPolicy` or from one AlertConfig; a second AlertConfig that sets one is refused. Webhook
+ * URLs and signing secrets kept in Secrets are read here and never stored in a custom resource. An
+ * AlertConfig that cannot be used (a missing Secret key, a bad URL) is left out and says why in its
+ * Ready condition.
  */
 export async function syncJobAlerts(
-  deps: { cluster: ClusterClient; alertConfigs: ObjectCache<AlertConfigResource>; alerts: AlertsApi },
+  deps: { cluster: ClusterClient; alertConfigs: ObjectCache<AlertConfigResource>; alerts: JobAlertsSync },
   resource: ScheduledJob,
   job: Job,
 ): Promise<void> {
@@ -59,17 +60,7 @@ export async function syncJobAlerts(
   };
   const policy = parts.find((part) => part.policy)?.policy;
   if (policy) merged.policy = policy;
-  const current = await deps.alerts.get(job.id);
-  if (canonical(current) !== canonical(merged)) await deps.alerts.replace(job.id, merged);
-}
-
-/** JSON with every object's keys sorted: what the database gives back (jsonb orders keys its own way). */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b)))
-      : inner,
-  );
+  await deps.alerts.sync(job.id, merged);
 }
 
 async function readSecretKeys(
@@ -77,9 +68,10 @@ async function readSecretKeys(
   namespace: string,
   config: AlertConfigResource,
 ): Promise<Map<string, string>> {
-  const refs: SecretKeyRef[] = (config.spec?.webhooks ?? []).flatMap((webhook) =>
-    webhook.urlFrom ? [webhook.urlFrom.secretKeyRef] : [],
-  );
+  const refs: SecretKeyRef[] = (config.spec?.webhooks ?? []).flatMap((webhook) => [
+    ...(webhook.urlFrom ? [webhook.urlFrom.secretKeyRef] : []),
+    ...(webhook.secretRef ? [webhook.secretRef] : []),
+  ]);
   const values = new Map<string, string>();
   for (const ref of refs) {
     try {

@@ -1,3 +1,4 @@
+import { shortcutUrlProblem } from '../../alerts/webhookChannels';
 import { type JobInput, jobInputSchema } from '../../domain/job';
 import { describeZodError } from '../../domain/zodErrors';
 import { jobNameAnnotationProblem, jobNameOfScheduledJob } from '../resources/names';
@@ -18,6 +19,11 @@ export function jobInputOfScheduledJob(resource: ScheduledJob, homeNamespace: st
   const spec = scheduledJobSpecSchema.safeParse(resource.spec ?? {});
   if (!spec.success) return { ok: false, message: describeZodError(spec.error, 'spec') };
   const { schedule, command, timeZone, suspend, timeout, retry, description, tags } = spec.data;
+  for (const key of ['onFailure', 'onSuccess', 'onComplete'] as const) {
+    const url = spec.data[key];
+    const problem = url === undefined ? null : shortcutUrlProblem(url);
+    if (problem) return { ok: false, message: `spec.${key}: ${problem}` };
+  }
   const annotationProblem = jobNameAnnotationProblem(resource.metadata);
   if (annotationProblem) return { ok: false, message: annotationProblem };
   const name = jobNameOfScheduledJob(resource.metadata);

@@ -43,6 +43,9 @@ function summaryToJson(execution: Execution) {
     durationMs: execution.durationMs,
     exitCode: execution.exitCode,
     attempt: execution.attempt,
+    // Extensions: why it ended so (OOMKilled, SIGKILL, Timeout...), null when there is nothing to say.
+    reason: execution.reason?.code ?? null,
+    reasonMessage: execution.reason?.message ?? null,
   };
 }
 

@@ -9,6 +9,11 @@ export interface Leadership {
   /** Tries to lead at once (so a lone process leads from its first tick), then keeps trying. */
   start(onChange: (leading: boolean) => void): Promise<void>;
   isLeading(): boolean;
+  /**
+   * Whether this process still leads, asked before it fires: a process that was stalled (SIGSTOP,
+   * a frozen machine) may have lost the lead meanwhile without having noticed yet.
+   */
+  confirm(): Promise<boolean>;
   /** Gives leadership up, so another process takes over at once. */
   stop(): Promise<void>;
 }
@@ -26,6 +31,7 @@ export function soleLeadership(): Leadership {
       onChange(true);
     },
     isLeading: () => leading,
+    confirm: async () => leading,
     async stop() {
       leading = false;
     },
@@ -56,6 +62,8 @@ export class AdvisoryLockLeadership implements Leadership {
   private timer: NodeJS.Timeout | undefined;
   private onChange: (leading: boolean) => void = () => undefined;
   private attempt: Promise<void> = Promise.resolve();
+  /** When the lock's session last answered (monotonic milliseconds). */
+  private confirmedAt = 0;
 
   constructor(private readonly options: AdvisoryLockLeadershipOptions) {}
 
@@ -65,6 +73,18 @@ export class AdvisoryLockLeadership implements Leadership {
   }
 
   isLeading(): boolean {
+    return this.leading;
+  }
+
+  /**
+   * The session answered within two checks' time: the lock is still held. Otherwise (the process
+   * was stalled, or the database is slow) it is asked again first.
+   */
+  async confirm(): Promise<boolean> {
+    if (!this.leading) return false;
+    if (performance.now() - this.confirmedAt <= 2 * this.retryMs()) return true;
+    await this.attempt;
+    if (this.leading && performance.now() - this.confirmedAt > 2 * this.retryMs()) await this.tryToLead();
     return this.leading;
   }
 
@@ -90,6 +110,7 @@ export class AdvisoryLockLeadership implements Leadership {
       if (this.leading) {
         // A connection can die without a word (a cut network): look, so as to stop leading soon.
         await this.session?.query('SELECT 1');
+        this.confirmedAt = performance.now();
         return;
       }
       const session = this.session ?? (await this.connect());
@@ -97,6 +118,7 @@ export class AdvisoryLockLeadership implements Leadership {
         LEADER_LOCK_KEY,
       ]);
       if (rows[0]?.locked && !this.stopped && this.session === session) {
+        this.confirmedAt = performance.now();
         this.options.logger.info('leading: this process fires jobs');
         this.setLeading(true);
       }
@@ -131,8 +153,12 @@ export class AdvisoryLockLeadership implements Leadership {
   private scheduleRetry(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tryToLead(), this.options.retryMs ?? 2000);
+    this.timer = setTimeout(() => void this.tryToLead(), this.retryMs());
     this.timer.unref();
+  }
+
+  private retryMs(): number {
+    return this.options.retryMs ?? 2000;
   }
 
   private setLeading(leading: boolean): void {

@@ -7,10 +7,13 @@ import type { Logger } from '../../logging/logger';
 import { abortableSleep, type ExecuteAttempt, runAttempts } from '../../runner/attemptLoop';
 import type { ExecutionRecorder } from '../../scheduling/executionRecorder';
 import { inProcessAttemptRecorder } from '../../scheduling/inProcessAttempts';
+import { type ProcessIdentity, thisProcessIdentity } from '../../runner/processIdentity';
 import { retryWhileUnavailable } from '../../store/transient';
 import type { Runtime } from '../runtime';
+import { AbandonedRuns } from './abandonedRuns';
 import type { Leadership } from './leadership';
 import type { LocalRuntimeStore } from './localRuntimeStore';
+import { ProcessPresence } from './processPresence';
 
 export interface LocalRuntimeOptions {
   recorder: ExecutionRecorder;
@@ -32,6 +35,12 @@ export interface LocalRuntimeOptions {
    * switch, run requests); null when no other process can share the database (embedded).
    */
   syncIntervalMs?: number | null;
+  /** How often this process writes its heartbeat, and the leader looks for runs of gone processes. */
+  heartbeatMs?: number;
+  /** How long a process elsewhere may stay silent before its runs are closed as interrupted. */
+  ownerTimeoutMs?: number;
+  /** What this process registers as; tests stand another process in. */
+  identity?: ProcessIdentity;
 }
 
 /** What tests and diagnostics may drive and read of the local runtime. */
@@ -49,6 +58,8 @@ export interface LocalRuntimeHooks {
   isLeading(): boolean;
   /** Takes in the changes other processes made (jobs, scheduler switch, run requests). */
   sync(): Promise<void>;
+  /** Closes the runs of processes that are gone, as the leader does at every heartbeat. */
+  sweep(): Promise<void>;
 }
 
 interface ScheduledEntry {
@@ -69,6 +80,10 @@ const MAX_TIMER_MS = 60_000;
 
 /** How long a skipped fire time keeps trying to be recorded while the database is unreachable. */
 const RECORD_RETRY_BUDGET_MS = 10 * 60_000;
+
+const DEFAULT_HEARTBEAT_MS = 5000;
+/** Six heartbeats: a busy machine or a slow database delays one or two, not six. */
+const DEFAULT_OWNER_TIMEOUT_MS = 30_000;
 
 /**
  * The in-process scheduler of `crondeck serve` without a cluster: it fires each enabled job at its
@@ -98,10 +113,36 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   private takeoverPending = false;
   private syncing: Promise<void> | null = null;
   private changeMark: string | null = null;
+  private readonly identity: ProcessIdentity;
+  private readonly presence: ProcessPresence;
+  private readonly abandoned: AbandonedRuns;
+  /** This process's registration, once started: its attempts name it. */
+  private processId: number | null = null;
+  /** Closing abandoned runs, one look at a time (a takeover's and a heartbeat's would end a group twice). */
+  private closing: Promise<unknown> = Promise.resolve();
+  private sweeping: Promise<void> | null = null;
 
-  constructor(private readonly options: LocalRuntimeOptions) {}
+  constructor(private readonly options: LocalRuntimeOptions) {
+    this.identity = options.identity ?? thisProcessIdentity();
+    this.presence = new ProcessPresence({
+      store: options.store,
+      identity: this.identity,
+      heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+      logger: options.logger,
+      onBeat: () => void this.sweep(),
+    });
+    this.abandoned = new AbandonedRuns({
+      store: options.store,
+      recorder: options.recorder,
+      clock: options.clock,
+      logger: options.logger,
+      ownerTimeoutMs: options.ownerTimeoutMs ?? DEFAULT_OWNER_TIMEOUT_MS,
+    });
+  }
 
   async start(): Promise<void> {
+    // Registered before leading: the runs this process starts name it from the first.
+    this.processId = await this.presence.start();
     await this.options.leadership.start((leading) => this.leadershipChanged(leading));
     // A process that leads from the start fails to start when it cannot load its jobs.
     await this.firstTakeover;
@@ -127,8 +168,10 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       }
     }
     await Promise.allSettled([...this.housekeeping]);
-    // Only now: a process that takes over closes the runs it finds unfinished.
+    await this.closing;
     await this.options.leadership.stop();
+    // Last: the runs this process started are recorded, or would be closed as its own once it is gone.
+    await this.presence.stop();
   }
 
   async jobSaved(job: Job): Promise<void> {
@@ -183,6 +226,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
    */
   async tick(now: Date = this.options.clock.now()): Promise<void> {
     if (this.stopping || !this.leading) return;
+    // After a stall this process may have lost the lead without knowing it yet: ask first.
+    if (!(await this.options.leadership.confirm())) return;
     const begun: Promise<unknown>[] = [];
     if (this.state.paused && this.state.until && this.state.until.getTime() <= now.getTime()) {
       begun.push(this.endPause(this.state.until));
@@ -193,7 +238,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       const fireTime = entry.nextFire;
       entry.nextFire = nextFireTime(entry.fields, entry.timeZone, now);
       if (paused) continue;
-      if (this.isRunning(entry.job.id)) begun.push(this.recordSkipped(entry.job, fireTime));
+      if (this.isRunning(entry.job.id) || this.abandoned.isRunningElsewhere(entry.job.id))
+        begun.push(this.recordSkipped(entry.job, fireTime));
       else begun.push(this.launch(entry.job));
     }
     await Promise.allSettled(begun);
@@ -202,6 +248,21 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   sync(): Promise<void> {
     this.syncing ??= this.syncOnce().finally(() => (this.syncing = null));
     return this.syncing;
+  }
+
+  /**
+   * The leader looks again at every heartbeat: an owner elsewhere is known gone only once its
+   * heartbeat has been silent long enough, which may come after the takeover.
+   */
+  sweep(): Promise<void> {
+    if (!this.leading || this.stopping) return Promise.resolve();
+    this.sweeping ??= this.closeAbandoned(false)
+      .then(
+        () => undefined,
+        (error) => this.options.logger.warn('could not look for runs of gone processes', { err: error }),
+      )
+      .finally(() => (this.sweeping = null));
+    return this.sweeping;
   }
 
   private leadershipChanged(leading: boolean): void {
@@ -223,22 +284,21 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     }
   }
 
-  /** Closes what a previous leader left running, then loads the jobs and the scheduler switch. */
+  /**
+   * Closes what gone processes left running (a previous leader that crashed), then loads the jobs
+   * and the scheduler switch. The runs of live processes, a leader that lost the lead while
+   * stalled included, are theirs to finish and record.
+   */
   private async takeOver(): Promise<void> {
-    if (this.active.size > 0) {
-      // This process led before and lost only its session for a while: its runs are still going,
-      // and their rows cannot be told from a dead leader's. A later takeover closes what is left.
-      this.options.logger.info('leading again with runs still going; unfinished runs are left open');
-      await this.reload();
-      return;
-    }
-    const closed = await this.options.recorder.closeInterrupted(this.options.clock.now());
-    if (closed.length > 0) {
-      this.options.logger.warn('closed runs interrupted by the previous stop as failed', {
-        count: closed.length,
-      });
-    }
+    await this.closeAbandoned(true);
     await this.reload();
+  }
+
+  private closeAbandoned(closeUnowned: boolean): Promise<unknown> {
+    const me = { id: this.processId!, identity: this.identity };
+    const closing = this.closing.then(() => this.abandoned.close(me, closeUnowned));
+    this.closing = closing.catch(() => undefined);
+    return closing;
   }
 
   private async syncOnce(): Promise<void> {
@@ -254,6 +314,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
         await this.reload();
         this.changeMark = mark;
       }
+      if (!(await this.options.leadership.confirm())) return;
       for (const jobId of await this.options.store.takeRunRequests()) {
         const job = await this.options.store.findJob(jobId);
         if (job && this.leading && !this.stopping) this.launch(job);
@@ -365,7 +426,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     const started = new Promise<void>((resolve) => (begun = resolve));
     const run: ActiveRun = { jobId: job.id, abort, done: Promise.resolve() };
     run.done = runAttempts(job, abort.signal, {
-      recorder: inProcessAttemptRecorder(this.options.recorder, job),
+      recorder: inProcessAttemptRecorder(this.options.recorder, job, this.processId),
       logger: this.options.logger,
       execute: this.options.execute,
       sleep: this.options.sleep ?? abortableSleep,

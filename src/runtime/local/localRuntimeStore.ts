@@ -4,7 +4,19 @@ import type { SchedulerState } from '../../domain/schedulerState';
 import { findJob, listJobs } from '../../store/jobs';
 import { readVersionsMark } from '../../store/listVersions';
 import { requestRun, takeRunRequests } from '../../store/runRequests';
-import { findRunningAttempt } from '../../store/runningAttempts';
+import type { ProcessIdentity } from '../../runner/processIdentity';
+import {
+  findRunningAttempt,
+  listRunningAttempts,
+  type RunningAttemptOwnership,
+} from '../../store/runningAttempts';
+import {
+  beat,
+  forgetProcesses,
+  listProcesses,
+  type RegisteredProcess,
+  registerProcess,
+} from '../../store/serviceProcesses';
 import { endPauseAt, readSchedulerState } from '../../store/scheduler';
 
 /** What the local runtime reads and writes in the database besides executions. */
@@ -20,6 +32,15 @@ export interface LocalRuntimeStore {
   /** True while an attempt of the job is running, in this process or another. */
   hasRunningAttempt(jobId: number): Promise<boolean>;
   takeRunRequests(): Promise<number[]>;
+  /** Registers this process (migration 013); answers its id. */
+  registerProcess(identity: ProcessIdentity): Promise<number>;
+  beat(id: number, identity: ProcessIdentity): Promise<void>;
+  /** Registered processes; `silent` when one has not beaten for `timeoutMs`. */
+  listProcesses(timeoutMs: number): Promise<RegisteredProcess[]>;
+  /** Unregisters processes, except any that still owns an attempt in progress. */
+  forgetProcesses(ids: number[]): Promise<void>;
+  /** Every attempt in progress, with its owner. */
+  listRunningAttempts(): Promise<RunningAttemptOwnership[]>;
 }
 
 export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
@@ -32,5 +53,10 @@ export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
     requestRun: (jobId) => requestRun(pool, jobId),
     hasRunningAttempt: async (jobId) => (await findRunningAttempt(pool, jobId)) !== null,
     takeRunRequests: () => takeRunRequests(pool),
+    registerProcess: (identity) => registerProcess(pool, identity),
+    beat: (id, identity) => beat(pool, id, identity),
+    listProcesses: (timeoutMs) => listProcesses(pool, timeoutMs),
+    forgetProcesses: (ids) => forgetProcesses(pool, ids),
+    listRunningAttempts: () => listRunningAttempts(pool),
   };
 }

@@ -1,14 +1,15 @@
 /**
  * Comparison per the README's "must match exactly" list. managedFields and JSON key order are
- * informative, so they are dropped / ignored; "unordered" exchanges compare causes as sets.
+ * informative, so they are dropped / ignored (managedFields are kept where a plan compares them);
+ * "unordered" exchanges compare causes as sets.
  */
-export function stripInformative(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(stripInformative);
+export function stripInformative(v: unknown, keepManagedFields = false): unknown {
+  if (Array.isArray(v)) return v.map((x) => stripInformative(x, keepManagedFields));
   if (!v || typeof v !== 'object') return v;
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    if (k === 'managedFields') continue;
-    out[k] = stripInformative(x);
+    if (k === 'managedFields' && !keepManagedFields) continue;
+    out[k] = stripInformative(x, keepManagedFields);
   }
   return out;
 }

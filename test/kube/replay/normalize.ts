@@ -76,9 +76,10 @@ export class Normalizer {
       /^([a-z0-9.<>:-]+)\.([0-9a-f]{16})$/g,
       (_m, p: string, sfx: string) => `${p}.${this.placeholder('sfx', sfx)}`,
     );
+    // Also inside a quoted object (04 #8 quotes the patched object: `\"resourceVersion\":\"5\"`).
     out = out.replace(
-      /"resourceVersion":"(\d+)"/g,
-      (_m, rv: string) => `"resourceVersion":"${this.rv(rv) as string}"`,
+      /(\\?)"resourceVersion\1":\1"(\d+)\1"/g,
+      (_m, q: string, rv: string) => `${q}"resourceVersion${q}":${q}"${this.rv(rv) as string}${q}"`,
     );
     out = out.replace(
       /(precondition|in record) \((\d+)\)/g,

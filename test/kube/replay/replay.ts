@@ -49,8 +49,15 @@ export interface ReplayPlan {
    * the status and warnings only.
    */
   protobuf?: Record<number, string>;
+  /** managedFields are compared in this file's answers too (elsewhere they are informative). */
+  managedFields?: boolean;
   /** Narrows both bodies the same way (the recorder's own `bodyFiltered`). */
   filterBoth?: Record<number, (body: unknown) => unknown>;
+  /**
+   * Values for placeholders of a request body that normalization made ambiguous and the step
+   * describes (`<time.fraction>` with 3 or 9 digits, `<microtime+offset>`), by exchange.
+   */
+  literals?: Record<number, Record<string, () => string>>;
 }
 
 export interface ExchangeResult {
@@ -70,6 +77,8 @@ interface Actual {
   events?: { type: string; object: Record<string, unknown> }[];
   end?: string;
 }
+
+const NODE_FETCH_USER_AGENT = 'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)';
 
 function warningsOf(h: Record<string, string | string[] | undefined>): string[] {
   const w = h.warning;
@@ -190,12 +199,20 @@ export async function replay(
         if (!plan.secret) throw new Error(`exchange ${e.i}: no value for <secret>`);
         body = body.replace(/<secret>/g, plan.secret(emu));
       }
+      for (const [placeholder, value] of Object.entries(plan.literals?.[e.i] ?? {})) {
+        body = body.split(placeholder).join(value());
+      }
       body = bindings
         .substitute(body, freshValue)
         .replace(/<microtime>/g, nowRfc3339(true))
-        .replace(/<time>/g, nowRfc3339(false));
+        .replace(/<time>/g, nowRfc3339(false))
+        // The recorded parse errors show what these were (10 #11 `789Z`: nine digits; #12 `.5+02:00`).
+        .replace(/<time\.fraction>/g, nowRfc3339(false).replace(/Z$/, '.123456789Z'))
+        .replace(/<time\.fraction\+offset>/g, nowRfc3339(false).replace(/Z$/, '.5+02:00'));
     }
-    const headers: Record<string, string> = { ...e.request.headers };
+    // The recorder sent client-node's User-Agent without recording it (README "The requests"):
+    // writes without fieldManager are managed as `node-fetch`.
+    const headers: Record<string, string> = { 'user-agent': NODE_FETCH_USER_AGENT, ...e.request.headers };
     if (plan.protobuf?.[e.i]) {
       headers['content-type'] = 'application/json';
       headers.accept = 'application/json';
@@ -326,6 +343,11 @@ function observeGeneratedInRefusal(e: Exchange, body: unknown, norm: Normalizer)
   }
 }
 
+/** Whether an exchange's managedFields are compared too (plans list the files whose entries match). */
+function managedFieldsCompared(plan: ReplayPlan): boolean {
+  return Boolean(plan.managedFields) || Boolean(process.env.REPLAY_MANAGED_FIELDS);
+}
+
 function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan): ExchangeResult {
   const problems: string[] = [];
   if (a.status !== e.response.status) problems.push(`status ${a.status} != recorded ${e.response.status}`);
@@ -334,8 +356,9 @@ function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan):
   if (canonical(actW) !== canonical(recW))
     problems.push(`warnings ${JSON.stringify(actW)} != ${JSON.stringify(recW)}`);
   if (!plan.protobuf?.[e.i] && (e.response.body !== undefined || a.body !== undefined)) {
-    let mine = stripInformative(norm.body(a.body));
-    let theirs = stripInformative(withoutOpenShiftCarry(e.response.body));
+    const keep = managedFieldsCompared(plan);
+    let mine = stripInformative(norm.body(a.body), keep);
+    let theirs = stripInformative(withoutOpenShiftCarry(e.response.body), keep);
     if (plan.filter?.[e.i]) theirs = plan.filter[e.i]!(theirs, mine);
     if (plan.filterBoth?.[e.i]) {
       theirs = plan.filterBoth[e.i]!(theirs);
@@ -351,11 +374,14 @@ function compareOne(e: Exchange, a: Actual, norm: Normalizer, plan: ReplayPlan):
   if (e.watch && e.response.status === 200) {
     let mine = (a.events ?? []).map((ev) => ({
       type: ev.type,
-      object: stripInformative(norm.body(ev.object, ev.type === 'BOOKMARK' ? 'bookmark' : 'body')),
+      object: stripInformative(
+        norm.body(ev.object, ev.type === 'BOOKMARK' ? 'bookmark' : 'body'),
+        managedFieldsCompared(plan),
+      ),
     }));
     let theirs = (e.response.events ?? []).map((ev) => ({
       type: ev.type,
-      object: stripInformative(withoutOpenShiftCarry(ev.object)),
+      object: stripInformative(withoutOpenShiftCarry(ev.object), managedFieldsCompared(plan)),
     }));
     if (e.nondeterministic) {
       // 15 #4: only the first MODIFIED and the final DELETED are stable.

@@ -6,21 +6,25 @@ import { allowedByRules, authenticate, forbidden, type AllowRule, type Attribute
 import { registerBuiltins } from './builtins';
 import { rbacDecision } from './builtins/authorizer';
 import './builtins/tokens';
+import { aggregateClusterRoles } from './controllers/clusterRoleAggregation';
 import { createJobFromCronJob, fireCronJob, syncCronJob } from './controllers/cronjob';
 import { collectGarbage, mayLeaveGarbage } from './controllers/gc';
 import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
 import { createDefaultServiceAccount } from './controllers/serviceAccounts';
-import { customResourceDefinitions, establish, reregister, unregister } from './crd';
+import { customResourceDefinitions } from './crd';
+import { establish, reestablish, unregister } from './crdServing';
 import { scaleSubresource } from './customResources/scale';
 import { AGGREGATED_DISCOVERY_TYPE, discovery, PlainNotFound, VERSION_INFO } from './discovery';
 import { ApiError, fieldErr, invalid, notEmulated } from './errors';
-import type {
-  FieldValidation,
-  HandlerResult,
-  RequestContext,
-  ServerServices,
-  User,
+import { StorageInitializing } from './faults';
+import {
+  warning,
+  type FieldValidation,
+  type HandlerResult,
+  type RequestContext,
+  type ServerServices,
+  type User,
 } from './handlers/context';
 import { del } from './handlers/delete';
 import { patch } from './handlers/patch';
@@ -28,6 +32,7 @@ import { get, list } from './handlers/read';
 import { subresourcePost } from './handlers/subresources';
 import { watch } from './handlers/watch';
 import { create, update } from './handlers/write';
+import { serveOpenApiV3 } from './openapiV3/serve';
 import { decodeProtobufBody, PROTOBUF_TYPE } from './protobuf';
 import { Registry, resourceKey, type ResourceType } from './resources';
 import { route, type RouteInfo } from './router';
@@ -50,6 +55,8 @@ export interface EmulatorOptions {
 }
 
 const ADMIN_TOKEN = 'crondeck-emulator-admin';
+/** Objects the emulator writes itself are managed as the API server's own (bootstrap, seeds). */
+const INTERNAL_USER_AGENT = 'kube-apiserver/v1.32.13 (linux/amd64) kubernetes/63adf01';
 const ADMIN: User = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
 
 /**
@@ -62,6 +69,7 @@ export class KubeEmulator implements ServerServices {
   readonly tokens = new Map<string, User>();
   readonly allowRules: AllowRule[] = [];
   private readonly counts = new Map<string, number>();
+  private readonly storageInitializing = new StorageInitializing();
   private server?: Server;
   private inAfterWrite = false;
   /** Set by a change that can leave garbage (controllers/gc.ts): the next write collects it. */
@@ -90,6 +98,7 @@ export class KubeEmulator implements ServerServices {
     this.store.subscribe((e) => {
       if (!this.garbageMayExist) this.garbageMayExist = mayLeaveGarbage(this.store, this.registry, e);
     });
+    this.controllerHooks.push(() => aggregateClusterRoles(this.store));
   }
 
   static async start(options: EmulatorOptions = {}): Promise<KubeEmulator> {
@@ -143,6 +152,15 @@ export class KubeEmulator implements ServerServices {
     const type = this.registry.all().find((t) => t.resource === b && (a === undefined || t.group === a));
     if (!type) throw new Error(`unknown resource ${resource}`);
     return type;
+  }
+
+  /**
+   * Fault injection: the next `count` lists and watches of `resource` (a plural) answer 429
+   * "storage is (re)initializing" with Retry-After: 1, as a real server does while the storage of
+   * a new CRD initialises (faults.ts).
+   */
+  answerStorageInitializing(resource: string, count: number): void {
+    this.storageInitializing.add(resource, count);
   }
 
   /** Requests served so far, keyed `verb resource` (e.g. `patch scheduledjobs/status`). */
@@ -236,6 +254,7 @@ export class KubeEmulator implements ServerServices {
       warnings: [],
       dryRun: false,
       fieldValidation: 'Ignore',
+      userAgent: INTERNAL_USER_AGENT,
     };
   }
 
@@ -244,20 +263,19 @@ export class KubeEmulator implements ServerServices {
       createDefaultServiceAccount(this, obj.metadata.name);
     }
     if (type === customResourceDefinitions) {
+      const key = resourceKey(type);
       if (event === 'ADDED') {
         // The apiextensions controllers act after the create has answered (01 #4 has no conditions).
-        setImmediate(() =>
-          establish(
-            obj,
-            this.now(),
-            (crd) => this.store.put(resourceKey(type), crd, 'MODIFIED'),
-            this.registry,
-          ),
-        );
-      } else if (event === 'DELETED') {
-        unregister(obj, this.registry);
+        setImmediate(() => {
+          const sameGroup = this.store
+            .list(key)
+            .filter((c) => c.spec.group === obj.spec.group && c.metadata.name !== obj.metadata.name);
+          establish(obj, this.now(), (crd) => this.store.put(key, crd, 'MODIFIED'), this.registry, sameGroup);
+        });
+      } else if (event === 'MODIFIED') {
+        reestablish(obj, this.registry);
       } else {
-        reregister(obj, this.registry);
+        unregister(obj, this.registry);
       }
     }
   }
@@ -327,6 +345,10 @@ export class KubeEmulator implements ServerServices {
       'content-type': aggregatedDiscovery ? AGGREGATED_DISCOVERY_TYPE : 'application/json',
     };
     if (warnings.length) headers.warning = warnings;
+    // As apiserver's ErrorNegotiated: a Status that asks the client to wait says so in a header too.
+    const retryAfter = (body as { details?: { retryAfterSeconds?: number } } | null)?.details
+      ?.retryAfterSeconds;
+    if (retryAfter) headers['retry-after'] = String(retryAfter);
     res.writeHead(status, headers);
     res.end(JSON.stringify(body));
   }
@@ -343,7 +365,15 @@ export class KubeEmulator implements ServerServices {
     const method = req.method ?? 'GET';
     const accept = String(req.headers.accept ?? '');
     if (info.kind === 'version') return { status: 200, body: VERSION_INFO };
-    if (info.kind === 'openapi') throw notEmulated('OpenAPI v3 documents (/openapi/v3)');
+    if (info.kind === 'openapi') {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      this.count('get', {
+        ...info,
+        resource: url.pathname === '/openapi/v3' ? 'openapi/v3' : 'openapi/v3/*',
+      });
+      if (serveOpenApiV3(req, res, url, this.registry, this.store)) return undefined;
+      throw notEmulated('OpenAPI v2 documents (/openapi/v2)');
+    }
     if (info.kind === 'discovery') {
       const isCore = info.path.startsWith('/api/') || info.path === '/api';
       return {
@@ -359,6 +389,7 @@ export class KubeEmulator implements ServerServices {
       }
       throw new PlainNotFound();
     }
+    if (type.deprecationWarning) warnings.push(warning(type.deprecationWarning));
     const reviewRequest = Boolean(type.review) && method === 'POST' && !info.name;
     if (type.notEmulated && !reviewRequest) throw notEmulated(type.notEmulated);
     const isWatch = method === 'GET' && ['true', '1'].includes(query.get('watch') ?? '');
@@ -372,6 +403,8 @@ export class KubeEmulator implements ServerServices {
       namespace: info.namespace,
       name: info.name,
     });
+    const initializing = this.storageInitializing.take(verb, info.resource);
+    if (initializing) throw initializing;
     const ctx: RequestContext = {
       method,
       info,

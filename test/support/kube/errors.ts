@@ -33,8 +33,9 @@ export class ApiError extends Error {
       metadata: this.metadata,
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
     };
+    // A failure the server did not classify has no reason at all (500s of server-side apply).
+    if (this.reason) body.reason = this.reason;
     if (this.details) body.details = this.details;
     body.code = this.code;
     return body;
@@ -51,7 +52,8 @@ export interface FieldError {
     | 'TypeInvalid'
     | 'Forbidden'
     | 'TooLong'
-    | 'TooMany';
+    | 'TooMany'
+    | 'NotFound';
   field: string;
   /** The message without the field path, e.g. `Invalid value: "x": must be ...`. */
   detail: string;
@@ -66,6 +68,7 @@ const causeReason: Record<FieldError['type'], string> = {
   Forbidden: 'FieldValueForbidden',
   TooLong: 'FieldValueTooLong',
   TooMany: 'FieldValueTooMany',
+  NotFound: 'FieldValueNotFound',
 };
 
 /** Go's %#v of a value as field errors print it: strings quoted, numbers bare. */
@@ -106,6 +109,11 @@ export const fieldErr = {
     type: 'Forbidden',
     field,
     detail: `Forbidden: ${msg}`,
+  }),
+  notFound: (field: string, value: unknown): FieldError => ({
+    type: 'NotFound',
+    field,
+    detail: `Not found: ${goValue(value)}`,
   }),
   typeInvalid: (field: string, rendered: string, msg: string): FieldError => ({
     type: 'TypeInvalid',

@@ -1,6 +1,7 @@
 import type { ScalePaths } from './customResources/scalePaths';
 import type { FieldError } from './errors';
 import type { HandlerResult, RequestContext, ServerServices } from './handlers/context';
+import { compareKubeVersions } from './kubeVersions';
 import type { Obj } from './types';
 
 export interface WriteContext {
@@ -36,12 +37,19 @@ export interface ResourceType {
   /** metadata.generation is kept (CRs, CronJob, Job, CRD …; not Namespace, Secret, Pod). */
   generation: boolean;
   storageVersionHash?: string;
+  /**
+   * The decoder's own failures (wrong JSON types, bad quantities): throws the 400; normalizes
+   * values it parses (quantities, bytes). `viaPatch`: `obj` is the result of a PATCH.
+   */
+  decode?(obj: Obj, viaPatch: boolean): void;
   /** Paths of fields the schema does not know, pruned from `obj` in place (sorted). */
   prune?(obj: Obj): string[];
   defaults?(obj: Obj, ctx: WriteContext): void;
   /** Mutating admission after defaulting (the ServiceAccount plugin on pods); may refuse. */
   admit?(obj: Obj, ctx: WriteContext, svc: ServerServices): void;
   validate?(obj: Obj, ctx: WriteContext): FieldError[];
+  /** Warnings of a write that validated (WarningsOnCreate / WarningsOnUpdate), without the `299 -`. */
+  warnings?(obj: Obj, ctx: WriteContext): string[];
   /** Last step before storing (e.g. Secret stringData folding). */
   normalize?(obj: Obj, ctx: WriteContext): void;
   /** Propagation when DELETE names none (batch/v1 Jobs orphan their pods by default). */
@@ -64,6 +72,8 @@ export interface ResourceType {
   review?(svc: ServerServices, ctx: RequestContext, body: Obj): HandlerResult;
   /** Message prefix of strict-decoding and parse failures: `Kind in version "v1" cannot be handled as a Kind`. */
   decodeName?: string;
+  /** A deprecated version: the Warning header every request to it gets (17 #171, #172). */
+  deprecationWarning?: string;
 }
 
 export function resourceKey(t: Pick<ResourceType, 'group' | 'resource' | 'storageKey'>): string {
@@ -120,6 +130,7 @@ export class Registry {
     return [...this.types.values()];
   }
 
+  /** A group's versions, preferred first (Kubernetes version order, 17 #168). */
   groupVersions(group: string): string[] {
     return [
       ...new Set(
@@ -127,7 +138,7 @@ export class Registry {
           .filter((t) => t.group === group)
           .map((t) => t.version),
       ),
-    ];
+    ].sort((a, b) => compareKubeVersions(b, a));
   }
 
   groups(): string[] {

@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import type { Loose } from './loose';
 
 /**
@@ -11,7 +12,10 @@ type Node = Record<string, Loose>;
 
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const CAMEL_CASE_KIND = /^[A-Z][A-Za-z0-9]*$/;
-const SIMPLE_JSON_PATH = /^\.[A-Za-z0-9_.[\]'"-]+$/;
+// The server parses a column's path loosely (17 #122, #124) but wants the leading dot, no template braces (#123, #125).
+const SIMPLE_JSON_PATH = /^\.[^{}]+$/;
+const COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
+const LIST_TYPES = ['atomic', 'set', 'map'];
 // Look-arounds and back-references are not RE2 (the API server's regex engine).
 const NOT_RE2 = /\(\?[=!<]|\\[1-9]/;
 const INT_OR_STRING_ANY_OF = JSON.stringify([{ type: 'integer' }, { type: 'string' }]);
@@ -46,6 +50,9 @@ export function crdProblems(crd: Node): string[] {
       if (!['integer', 'number', 'string', 'boolean', 'date'].includes(column.type)) {
         problems.push(`${at}.additionalPrinterColumns[${columnIndex}].type: unsupported`);
       }
+      if (column.format !== undefined && !COLUMN_FORMATS.includes(column.format)) {
+        problems.push(`${at}.additionalPrinterColumns[${columnIndex}].format: unsupported`);
+      }
     });
     const schema = version.schema?.openAPIV3Schema;
     if (!schema) {
@@ -53,14 +60,34 @@ export function crdProblems(crd: Node): string[] {
       return;
     }
     if (schema.type !== 'object') problems.push(`${at}.schema.openAPIV3Schema.type: must be object`);
-    const metadata = schema.properties?.metadata;
-    if (metadata && Object.keys(metadata).some((key) => !['type', 'description'].includes(key))) {
-      problems.push(
-        `${at}.schema.openAPIV3Schema.properties[metadata]: only type and description are allowed`,
-      );
-    }
+    problems.push(...rootMetadataProblems(schema.properties?.metadata, `${at}.schema.openAPIV3Schema`));
     checkNode(schema, `${at}.schema.openAPIV3Schema`, problems, false);
   });
+  return problems;
+}
+
+const ROOT_METADATA_FIELDS = ['name', 'generateName'];
+
+/**
+ * The root `metadata` (17-crd-validation #2–#13, #47): `type: object`, with at most properties
+ * `name` and `generateName` (whatever they hold but a default); anything else on it, even a
+ * description, is refused.
+ */
+function rootMetadataProblems(metadata: Node | undefined, at: string): string[] {
+  if (metadata === undefined) return [];
+  const path = `${at}.properties[metadata]`;
+  const problems: string[] = [];
+  if (metadata.type !== 'object') problems.push(`${path}.type: must be object`);
+  if (metadata.default !== undefined) problems.push(`${path}.default: must not be set in top-level metadata`);
+  const properties = (metadata.properties ?? {}) as Record<string, Node>;
+  for (const [name, child] of Object.entries(properties)) {
+    if (child.default !== undefined)
+      problems.push(`${path}.properties[${name}].default: must not be set in top-level metadata`);
+  }
+  const others = Object.keys(metadata).filter((key) => !['type', 'default', 'properties'].includes(key));
+  if (others.length > 0 || Object.keys(properties).some((name) => !ROOT_METADATA_FIELDS.includes(name))) {
+    problems.push(`${path}: must not specify anything other than name and generateName`);
+  }
   return problems;
 }
 
@@ -89,6 +116,12 @@ function checkNode(node: Node, path: string, problems: string[], insideAnyOf: bo
   if (node.properties && node.additionalProperties !== undefined) {
     problems.push(`${path}.additionalProperties: must not be used together with properties`);
   }
+  if (node['x-kubernetes-preserve-unknown-fields'] === false) {
+    problems.push(`${path}.x-kubernetes-preserve-unknown-fields: must be true or undefined`);
+  }
+  if (node.uniqueItems === true) problems.push(`${path}.uniqueItems: must be false or undefined`);
+  if (node.type === 'null') problems.push(`${path}.type: null is not a type here`);
+  if (node.type === 'array' && node.items === undefined) problems.push(`${path}.items: must be specified`);
   if (typeof node.pattern === 'string') {
     if (NOT_RE2.test(node.pattern)) problems.push(`${path}.pattern: not RE2 syntax`);
     try {
@@ -98,20 +131,14 @@ function checkNode(node: Node, path: string, problems: string[], insideAnyOf: bo
     }
   }
   if (node.default !== undefined) {
-    const validate = new Ajv({ strict: false, validateFormats: false }).compile(withoutDefaults(node));
-    if (!validate(node.default)) problems.push(`${path}.default: does not match its own schema`);
-  }
-  if (node['x-kubernetes-list-type'] === 'map') {
-    const item = node.items ?? {};
-    for (const key of node['x-kubernetes-list-map-keys'] ?? []) {
-      if (!(item.required ?? []).includes(key) && item.properties?.[key]?.default === undefined) {
-        problems.push(`${path}: map key ${key} must be required or defaulted`);
-      }
+    // Defaults are validated with their formats, and may not hold fields the schema does not declare.
+    const engine = new Ajv({ strict: false, validateFormats: true });
+    addFormats(engine, ['date-time']);
+    if (!engine.validate(closed(withoutDefaults(node)), node.default)) {
+      problems.push(`${path}.default: does not match its own schema`);
     }
   }
-  if (node['x-kubernetes-list-type'] === 'set' && node.items?.type === 'object') {
-    problems.push(`${path}: a set holds scalars`);
-  }
+  problems.push(...listProblems(node, path));
   for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, Node>)) {
     checkNode(child, `${path}.properties[${name}]`, problems, false);
   }
@@ -119,6 +146,58 @@ function checkNode(node: Node, path: string, problems: string[], insideAnyOf: bo
   (node.anyOf ?? []).forEach((branch: Node, index: number) =>
     checkNode(branch, `${path}.anyOf[${index}]`, problems, true),
   );
+}
+
+/** The list extensions as 17-crd-validation #58–#71 show them refused or accepted. */
+function listProblems(node: Node, path: string): string[] {
+  const problems: string[] = [];
+  const listType = node['x-kubernetes-list-type'];
+  const keys: string[] | undefined = node['x-kubernetes-list-map-keys'];
+  if (listType !== undefined && !LIST_TYPES.includes(listType))
+    problems.push(`${path}.x-kubernetes-list-type: unsupported`);
+  if (listType !== undefined && node.type !== 'array')
+    problems.push(`${path}.x-kubernetes-list-type: only on arrays`);
+  if (keys !== undefined && listType !== 'map')
+    problems.push(`${path}.x-kubernetes-list-map-keys: only with list-type map`);
+  const item = node.items ?? {};
+  if (listType === 'map') {
+    if (!keys?.length) problems.push(`${path}.x-kubernetes-list-map-keys: required for list-type map`);
+    if (item.type !== 'object') problems.push(`${path}.items.type: a map list holds objects`);
+    for (const key of keys ?? []) {
+      const field = item.properties?.[key];
+      if (!field || !['string', 'integer', 'number', 'boolean'].includes(field.type) || field.nullable) {
+        problems.push(`${path}.x-kubernetes-list-map-keys: ${key} must be a scalar, non-nullable property`);
+      } else if (!(item.required ?? []).includes(key) && field.default === undefined) {
+        problems.push(`${path}: map key ${key} must be required or defaulted`);
+      }
+    }
+  }
+  if (listType === 'set' && item.type === 'object' && item['x-kubernetes-map-type'] !== 'atomic') {
+    problems.push(`${path}: a set holds scalars or atomic objects`);
+  }
+  return problems;
+}
+
+/** A schema that refuses what it does not declare (the server prunes a default, then compares). */
+function closed(node: Node): Node {
+  if (Array.isArray(node)) return node.map(closed);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Node = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as Node).map(([name, child]) => [name, closed(child)]))
+        : closed(value),
+    ]),
+  );
+  if (
+    out.properties &&
+    out.additionalProperties === undefined &&
+    !out['x-kubernetes-preserve-unknown-fields']
+  ) {
+    out.additionalProperties = false;
+  }
+  return out;
 }
 
 function withoutDefaults(node: Node): Node {
@@ -131,6 +210,8 @@ export function undescribedFields(schema: Node, path = ''): string[] {
   const missing: string[] = [];
   for (const [name, child] of Object.entries((schema.properties ?? {}) as Record<string, Node>)) {
     const childPath = `${path}.${name}`;
+    // The API server describes the root metadata (ObjectMeta) and refuses a description there.
+    if (childPath === '.metadata') continue;
     if (typeof child.description !== 'string' || child.description.length === 0) missing.push(childPath);
     missing.push(...undescribedFields(child, childPath));
   }

@@ -11,7 +11,13 @@ import path from 'node:path';
 
 type Schema = Record<string, unknown>;
 
-const NODE_MODULES = path.resolve(__dirname, '../../../node_modules');
+// Found through Node's resolution, so that a compiled copy (the bench's, under .bench/build) finds
+// them too: the declared dependency's folder, two levels under node_modules (kubernetes-models,
+// which it depends on, sits beside it).
+const NODE_MODULES = path.resolve(
+  path.dirname(require.resolve('@kubernetes-models/prometheus-operator/package.json')),
+  '../..',
+);
 
 /** apiVersion/kind → its declaration file under node_modules. */
 const MODEL_KINDS: Record<string, string> = {
@@ -106,7 +112,7 @@ class DeclarationReader {
     }
     const from = imports.get(type);
     if (from?.startsWith('.')) {
-      const name = this.read(path.resolve(path.dirname(file), from.replace(/\.js$/, '.d.ts')));
+      const name = this.read(path.resolve(path.dirname(file), `${from.replace(/\.js$/, '')}.d.ts`));
       return { $ref: `#/components/schemas/${name}` };
     }
     // Anything else (unions of several kinds, inline objects): not checked further.

@@ -1,6 +1,7 @@
 // A job's alert destinations: webhooks and e-mails, each with the events it wants, and its policy.
 // Contract: GET/PUT/DELETE /api/jobs/:id/alerts with { webhooks: [{ url, events }], emails: [{ to, events }] }
-// and an optional { policy } (docs/alert-policy.md).
+// (a webhook may also carry `format` and `signed`, which the form keeps as they are) and an
+// optional { policy } (docs/alert-policy.md).
 
 import { api } from './api.js';
 import { field, h, replaceChildren, setFieldError, uid } from './dom.js';
@@ -71,6 +72,13 @@ export function openAlertsDialog(job) {
     body.querySelector('.form-actions .btn-primary').focus();
   }
 
+  function keptWebhookFields(value) {
+    const kept = {};
+    if (value?.format) kept.format = value.format;
+    if (value?.signed === true) kept.signed = true;
+    return kept;
+  }
+
   function renderEditor(config) {
     const webhookList = h('div', { class: 'destinations' });
     const emailList = h('div', { class: 'destinations' });
@@ -111,7 +119,10 @@ export function openAlertsDialog(job) {
       );
       const eventsError = h('div', { class: 'field-error', hidden: true, id: uid('events-error') });
       const legend = h('legend', {});
-      const entry = { kind, control, target, boxes, eventsError, legend };
+      // What the form does not edit (a webhook's format, `signed: true` that keeps its secret) goes
+      // back as it came, so saving never drops it.
+      const kept = kind === 'webhook' ? keptWebhookFields(value) : {};
+      const entry = { kind, control, target, boxes, eventsError, legend, kept };
       const remove = h('button', {
         class: 'btn btn-small btn-ghost btn-danger-text',
         type: 'button',
@@ -214,7 +225,7 @@ export function openAlertsDialog(job) {
           const events = read(entry);
           const url = entry.control.value.trim();
           if (!/^https?:\/\/[^\s]+$/i.test(url)) flag(entry, 'Enter an http:// or https:// URL.');
-          return { url, events };
+          return { url, events, ...entry.kept };
         }),
         emails: emails.map((entry) => {
           const events = read(entry);

@@ -1,65 +1,88 @@
 import { fieldErr, type FieldError } from '../errors';
-import { openApiPruner } from '../openapi';
-import type { ResourceType } from '../resources';
+import type { ResourceType, WriteContext } from '../resources';
 import type { Obj } from '../types';
-import { validateSubdomainName } from '../validation';
 import { builtin } from './common';
 import { isKnownTimeZone, parseSchedule } from './cronSchedule';
-import { defaultTemplate, validateJobPodTemplate } from './podSpec';
+import { decoding } from './decoding';
+import { validateJob, validateJobTemplateSpec, validateJobUpdate } from './jobValidation';
+import { validateObjectMeta } from './metaValidation';
+import { isDns1123Subdomain } from './nameRules';
+import { defaultTemplate } from './podSpec';
+import { templateWarnings } from './podWarnings';
 
 function nonNegative(errs: FieldError[], path: string, v: unknown): void {
   if (typeof v === 'number' && v < 0)
     errs.push(fieldErr.invalid(path, v, 'must be greater than or equal to 0'));
 }
 
-/** ValidateCronJob: the checks and texts of 08 #2–#12, in the server's order. */
-function validateCronJob(obj: Obj): FieldError[] {
+function validateSchedule(schedule: string, oldSchedule: string | undefined): FieldError[] {
   const errs: FieldError[] = [];
-  const name: string = obj.metadata.name;
-  errs.push(...validateSubdomainName('metadata.name', name));
-  // Job names get an 11-character suffix, so CronJob names stop at 52 (08 #11).
-  if (name.length > 52)
-    errs.push(fieldErr.invalid('metadata.name', name, 'must be no more than 52 characters'));
-  const spec = (obj.spec ?? {}) as Obj;
-  if (!spec.schedule) {
-    errs.push(fieldErr.required('spec.schedule'));
-  } else if (/^(CRON_)?TZ=/.test(spec.schedule) || /\b(CRON_)?TZ=/.test(spec.schedule)) {
+  try {
+    // robfig/cron accepts a TZ= / CRON_TZ= prefix; the API refuses it below.
+    parseSchedule(schedule.replace(/^(CRON_)?TZ=\S+\s+/, ''));
+  } catch (e) {
+    errs.push(fieldErr.invalid('spec.schedule', schedule, (e as Error).message));
+  }
+  if (schedule.includes('TZ') && !oldSchedule?.includes('TZ')) {
     errs.push(
       fieldErr.invalid(
         'spec.schedule',
-        spec.schedule,
+        schedule,
         'cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
       ),
     );
-  } else {
-    try {
-      parseSchedule(spec.schedule);
-    } catch (e) {
-      errs.push(fieldErr.invalid('spec.schedule', spec.schedule, (e as Error).message));
+  }
+  return errs;
+}
+
+function validateTimeZone(tz: unknown): FieldError[] {
+  if (tz === undefined || tz === null) return [];
+  const zone = String(tz);
+  if (zone === '')
+    return [fieldErr.invalid('spec.timeZone', zone, 'timeZone must be nil or non-empty string')];
+  for (const part of zone.split('/')) {
+    if (part === '.' || part === '..' || part.startsWith('-') || !/^[A-Za-z._+\-0-9]+$/.test(part)) {
+      return [fieldErr.invalid('spec.timeZone', zone, `unknown time zone ${zone}`)];
     }
   }
-  if (spec.timeZone !== undefined && spec.timeZone !== null) {
-    if (spec.timeZone === 'Local' || spec.timeZone === '') {
-      errs.push(
-        fieldErr.invalid(
-          'spec.timeZone',
-          spec.timeZone,
-          'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
-        ),
-      );
-    } else if (!isKnownTimeZone(spec.timeZone)) {
-      errs.push(fieldErr.invalid('spec.timeZone', spec.timeZone, `unknown time zone ${spec.timeZone}`));
-    }
+  const errs: FieldError[] = [];
+  if (zone.toLowerCase() === 'local') {
+    errs.push(
+      fieldErr.invalid(
+        'spec.timeZone',
+        zone,
+        'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
+      ),
+    );
   }
+  if (zone !== 'Local' && !isKnownTimeZone(zone))
+    errs.push(fieldErr.invalid('spec.timeZone', zone, `unknown time zone ${zone}`));
+  return errs;
+}
+
+/** ValidateCronJobCreate / Update: metadata, the spec in the server's order, then the 52-character name rule. */
+function validateCronJob(obj: Obj, ctx: WriteContext): FieldError[] {
+  const errs = validateObjectMeta(obj.metadata, isDns1123Subdomain, true);
+  const spec = (obj.spec ?? {}) as Obj;
+  const old = ctx.old?.spec as Obj | undefined;
+  if (!spec.schedule) errs.push(fieldErr.required('spec.schedule'));
+  else errs.push(...validateSchedule(spec.schedule, old?.schedule));
   nonNegative(errs, 'spec.startingDeadlineSeconds', spec.startingDeadlineSeconds);
-  if (!['Allow', 'Forbid', 'Replace'].includes(spec.concurrencyPolicy)) {
+  if (!old || old.timeZone !== spec.timeZone) errs.push(...validateTimeZone(spec.timeZone));
+  if (!spec.concurrencyPolicy) errs.push(fieldErr.required('spec.concurrencyPolicy'));
+  else if (!['Allow', 'Forbid', 'Replace'].includes(spec.concurrencyPolicy)) {
     errs.push(
       fieldErr.notSupported('spec.concurrencyPolicy', spec.concurrencyPolicy, ['Allow', 'Forbid', 'Replace']),
     );
   }
+  errs.push(...validateJobTemplateSpec(spec.jobTemplate));
   nonNegative(errs, 'spec.successfulJobsHistoryLimit', spec.successfulJobsHistoryLimit);
   nonNegative(errs, 'spec.failedJobsHistoryLimit', spec.failedJobsHistoryLimit);
-  errs.push(...validateJobPodTemplate(spec.jobTemplate?.spec?.template, 'spec.jobTemplate.spec.template'));
+  // Job names get an 11-character suffix, so CronJob names stop at 52 (08 #11); checked on create only.
+  const name: string = obj.metadata.name;
+  if (ctx.operation === 'create' && name.length > 52) {
+    errs.push(fieldErr.invalid('metadata.name', name, 'must be no more than 52 characters'));
+  }
   return errs;
 }
 
@@ -73,47 +96,58 @@ export const cronjobs: ResourceType = builtin({
   categories: ['all'],
   subresources: ['status'],
   generation: true,
-  prune: openApiPruner('apis__batch__v1.json', 'io.k8s.api.batch.v1.CronJob'),
+  ...decoding('batch/v1', 'CronJob'),
   defaults(obj, ctx) {
-    const spec = (obj.spec = obj.spec ?? {});
-    spec.concurrencyPolicy = spec.concurrencyPolicy ?? 'Allow';
-    spec.suspend = spec.suspend ?? false;
-    spec.successfulJobsHistoryLimit = spec.successfulJobsHistoryLimit ?? 3;
-    spec.failedJobsHistoryLimit = spec.failedJobsHistoryLimit ?? 1;
-    if (spec.jobTemplate) {
-      spec.jobTemplate.metadata = { creationTimestamp: null, ...(spec.jobTemplate.metadata ?? {}) };
-      defaultTemplate(spec.jobTemplate.spec?.template);
-    }
+    const spec = (obj.spec ??= {});
+    spec.concurrencyPolicy ||= 'Allow';
+    spec.suspend ??= false;
+    spec.successfulJobsHistoryLimit ??= 3;
+    spec.failedJobsHistoryLimit ??= 1;
+    const template = (spec.jobTemplate ??= {});
+    template.metadata = { creationTimestamp: null, ...(template.metadata ?? {}) };
+    template.spec ??= {};
+    template.spec.template ??= {};
+    defaultTemplate(template.spec.template);
     if (ctx.operation === 'create') obj.status = {};
   },
   validate: validateCronJob,
+  warnings: templateWarnings((o) => o?.spec?.jobTemplate?.spec?.template, 'spec.jobTemplate.spec.template'),
 });
 
 export const JOB_TRACKING_FINALIZER = 'batch.kubernetes.io/job-tracking';
 
-/** Job defaults and the controller-uid selector/labels the server adds on create (09 #2). */
-function defaultJob(obj: Obj, operation: string): void {
-  const spec = (obj.spec = obj.spec ?? {});
-  spec.parallelism = spec.parallelism ?? 1;
-  spec.completions = spec.completions ?? 1;
-  spec.backoffLimit = spec.backoffLimit ?? 6;
-  spec.completionMode = spec.completionMode ?? 'NonIndexed';
-  spec.suspend = spec.suspend ?? false;
-  spec.podReplacementPolicy = spec.podReplacementPolicy ?? 'TerminatingOrFailed';
-  if (operation === 'create' && !spec.manualSelector) {
-    const uid = obj.metadata.uid;
-    const labels = {
-      'batch.kubernetes.io/controller-uid': uid,
-      'batch.kubernetes.io/job-name': obj.metadata.name,
-      'controller-uid': uid,
-      'job-name': obj.metadata.name,
-    };
-    spec.selector = { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } };
-    spec.manualSelector = false;
-    spec.template = spec.template ?? {};
-    spec.template.metadata = { ...(spec.template.metadata ?? {}) };
-    spec.template.metadata.labels = { ...(spec.template.metadata.labels ?? {}), ...labels };
+/** SetDefaults_Job. */
+function defaultJobSpec(spec: Obj): void {
+  if (spec.completions === undefined && spec.parallelism === undefined) spec.completions = 1;
+  spec.parallelism ??= 1;
+  spec.backoffLimit ??= spec.backoffLimitPerIndex !== undefined ? 2147483647 : 6;
+  spec.completionMode ??= 'NonIndexed';
+  spec.suspend ??= false;
+  for (const rule of (spec.podFailurePolicy?.rules ?? []) as Obj[]) {
+    for (const pattern of (rule.onPodConditions ?? []) as Obj[]) pattern.status ||= 'True';
   }
+  spec.podReplacementPolicy ??= spec.podFailurePolicy !== undefined ? 'Failed' : 'TerminatingOrFailed';
+  spec.manualSelector ??= false;
+}
+
+/** The strategy's generateSelector: labels naming the Job and its uid, and a selector on the uid. */
+function generateSelector(obj: Obj): void {
+  const spec = obj.spec as Obj;
+  spec.template ??= {};
+  spec.template.metadata = { ...(spec.template.metadata ?? {}) };
+  const labels = (spec.template.metadata.labels = { ...(spec.template.metadata.labels ?? {}) });
+  const { name, uid } = obj.metadata;
+  for (const key of ['job-name', 'batch.kubernetes.io/job-name']) labels[key] ??= name;
+  for (const key of ['controller-uid', 'batch.kubernetes.io/controller-uid']) labels[key] ??= uid;
+  spec.selector ??= {};
+  spec.selector.matchLabels = { ...(spec.selector.matchLabels ?? {}) };
+  spec.selector.matchLabels['batch.kubernetes.io/controller-uid'] ??= uid;
+}
+
+function defaultJob(obj: Obj, operation: string): void {
+  const spec = (obj.spec ??= {});
+  defaultJobSpec(spec);
+  if (operation === 'create' && !spec.manualSelector) generateSelector(obj);
   defaultTemplate(spec.template);
   // SetDefaults_Job also runs when the stored Job is decoded, so a Job without labels shows its
   // template's labels, the generated selector labels included (09 #13).
@@ -135,12 +169,12 @@ export const jobs: ResourceType = builtin({
   generation: true,
   // batch/v1 Jobs orphan their pods when DELETE names no propagationPolicy.
   defaultPropagation: 'Orphan',
-  prune: openApiPruner('apis__batch__v1.json', 'io.k8s.api.batch.v1.Job'),
+  ...decoding('batch/v1', 'Job'),
   defaults: (obj, ctx) => defaultJob(obj, ctx.operation),
-  validate(obj) {
-    return [
-      ...validateSubdomainName('metadata.name', obj.metadata.name),
-      ...validateJobPodTemplate(obj.spec?.template, 'spec.template'),
-    ];
-  },
+  validate: (obj, ctx) => [
+    ...validateObjectMeta(obj.metadata, isDns1123Subdomain, true),
+    ...validateJob(obj),
+    ...(ctx.operation === 'update' && ctx.old ? validateJobUpdate(obj, ctx.old) : []),
+  ],
+  warnings: templateWarnings((o) => o?.spec?.template, 'spec.template'),
 });

@@ -1,8 +1,12 @@
-import { ApiError } from '../errors';
+import { ApiError, fieldErr, notEmulated, type FieldError } from '../errors';
 import { rfc3339, type Obj } from '../types';
-import type { ResourceType } from '../resources';
-import { validateLabelName, validateSubdomainName } from '../validation';
+import type { ResourceType, WriteContext } from '../resources';
+import { validateLabelName } from '../validation';
 import { builtin } from './common';
+import { decoding } from './decoding';
+import { validateObjectMeta } from './metaValidation';
+import { isConfigMapKey, isDns1123Subdomain } from './nameRules';
+import { immutableErrors, MAX_DATA_SIZE } from './secrets';
 
 /** Namespace: label kubernetes.io/metadata.name, spec.finalizers [kubernetes], phase Active (02-cr #1). */
 export const namespaces: ResourceType = builtin({
@@ -19,6 +23,9 @@ export const namespaces: ResourceType = builtin({
       ...(obj.metadata.labels ?? {}),
       'kubernetes.io/metadata.name': obj.metadata.name,
     };
+  },
+  // The strategy, not defaulting, sets these: no field manager owns them (04 #1).
+  normalize(obj) {
     obj.spec = obj.spec ?? {};
     if (!obj.spec.finalizers) obj.spec.finalizers = ['kubernetes'];
     obj.status = obj.status ?? { phase: 'Active' };
@@ -45,6 +52,27 @@ export const namespaces: ResourceType = builtin({
   },
 });
 
+/** ValidateConfigMap: keys, a key in both maps, the size; immutability on updates. */
+function validateConfigMap(cm: Obj, ctx: WriteContext): FieldError[] {
+  const errs = ctx.operation === 'create' ? [] : immutableErrors(cm, ctx.old, ['data', 'binaryData']);
+  errs.push(...validateObjectMeta(cm.metadata, isDns1123Subdomain, true));
+  const data = (cm.data ?? {}) as Record<string, string>;
+  const binary = (cm.binaryData ?? {}) as Record<string, string>;
+  let size = 0;
+  for (const k of Object.keys(data).sort()) {
+    errs.push(...isConfigMapKey(k).map((m) => fieldErr.invalid(`data[${k}]`, k, m)));
+    if (k in binary) errs.push(fieldErr.invalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
+    size += Buffer.byteLength(String(data[k]));
+  }
+  for (const k of Object.keys(binary).sort()) {
+    errs.push(...isConfigMapKey(k).map((m) => fieldErr.invalid(`binaryData[${k}]`, k, m)));
+    size += Buffer.from(String(binary[k]), 'base64').length;
+  }
+  // The server prints the whole ConfigMap as the value here.
+  if (size > MAX_DATA_SIZE) throw notEmulated('the size limit error of a ConfigMap');
+  return errs;
+}
+
 export const configmaps: ResourceType = builtin({
   group: '',
   version: 'v1',
@@ -52,7 +80,8 @@ export const configmaps: ResourceType = builtin({
   kind: 'ConfigMap',
   namespaced: true,
   shortNames: ['cm'],
-  validate: (obj) => validateSubdomainName('metadata.name', obj.metadata.name),
+  ...decoding('v1', 'ConfigMap'),
+  validate: validateConfigMap,
 });
 
 export const serviceaccounts: ResourceType = builtin({
@@ -63,7 +92,8 @@ export const serviceaccounts: ResourceType = builtin({
   namespaced: true,
   shortNames: ['sa'],
   subresources: ['token'],
-  validate: (obj) => validateSubdomainName('metadata.name', obj.metadata.name),
+  ...decoding('v1', 'ServiceAccount'),
+  validate: (obj) => validateObjectMeta(obj.metadata, isDns1123Subdomain, true),
 });
 
 export const nodes: ResourceType = builtin({

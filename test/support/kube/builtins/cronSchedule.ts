@@ -146,11 +146,17 @@ export function formatInZone(d: Date, timeZone: string): string {
   return `${p.y}-${pad(p.mo)}-${pad(p.d)}T${pad(p.h)}:${pad(p.mi)}:${sec}${zone}`;
 }
 
+/**
+ * Whether Go's time.LoadLocation finds the zone. Its names are file names, so case matters
+ * ("utc" is unknown, 19 #139); ICU matches any case and answers with the canonical spelling, which
+ * differs only in case when the name was spelt wrong, or entirely for an alias (US/Eastern).
+ */
 export function isKnownTimeZone(tz: string): boolean {
+  let canonical: string;
   try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
+    canonical = new Intl.DateTimeFormat('en', { timeZone: tz }).resolvedOptions().timeZone;
   } catch {
     return false;
   }
+  return canonical === tz || canonical.toLowerCase() !== tz.toLowerCase();
 }

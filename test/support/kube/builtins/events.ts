@@ -1,9 +1,12 @@
-import { fieldErr, type FieldError } from '../errors';
-import type { ResourceType } from '../resources';
+import { fieldErr, notEmulated, type FieldError } from '../errors';
+import type { ResourceType, WriteContext } from '../resources';
 import type { FieldGetters } from '../selectors';
-import type { Obj } from '../types';
+import { deepEqual, isPlainObject, type Obj } from '../types';
 import { builtin } from './common';
+import { decoding } from './decoding';
+import { validateObjectMeta } from './metaValidation';
 import { parseMicroTime } from './microTime';
+import { isDns1123Subdomain, isQualifiedName } from './nameRules';
 
 /**
  * Events are stored once (core v1 shape) and served by two APIs with their field mapping
@@ -122,27 +125,100 @@ export const coreEvents: ResourceType = builtin({
   namespaced: true,
   shortNames: ['ev'],
   fieldLabels: CORE_FIELDS,
+  ...decoding('v1', 'Event'),
   defaults: coreDefaults,
-  validate(obj) {
-    const errs: FieldError[] = [];
-    const ns = obj.involvedObject?.namespace;
-    if (ns !== undefined && ns !== '' && ns !== obj.metadata.namespace) {
-      errs.push(fieldErr.invalid('involvedObject.namespace', ns, 'does not match event.namespace'));
-    }
-    return errs;
-  },
+  validate: (obj) => legacyValidateEvent(obj, 'reportingComponent'),
 });
 
-/** events.k8s.io/v1 validation texts use the internal (core) field names (11-events #14). */
-function validateEventsV1(obj: Obj): FieldError[] {
+const LENGTH_LIMITS: [string, number][] = [
+  ['reportingInstance', 128],
+  ['action', 128],
+  ['reason', 128],
+];
+
+/**
+ * legacyValidateEvent, on the core shape (what events.k8s.io/v1 converts to before validation,
+ * so its errors use core/v1 field names, 11-events #14). `controllerField` is how the request's
+ * version calls reportingController.
+ */
+function legacyValidateEvent(core: Obj, controllerField: string): FieldError[] {
   const errs: FieldError[] = [];
-  if (!obj.eventTime) errs.push(fieldErr.required('eventTime'));
-  if (typeof obj.note === 'string' && obj.note.length > 1024) {
-    errs.push(fieldErr.invalid('message', '', 'can have at most 1024 characters'));
+  const ns = core.metadata.namespace as string;
+  const involvedNs = (core.involvedObject?.namespace ?? '') as string;
+  if (!core.eventTime) {
+    const mismatch = involvedNs === '' ? ns !== '' && ns !== 'default' : ns !== involvedNs;
+    if (mismatch)
+      errs.push(fieldErr.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
+  } else {
+    if (involvedNs === '' && ns !== 'default' && ns !== 'kube-system') {
+      errs.push(fieldErr.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
+    }
+    const controller = String(core.reportingComponent ?? '');
+    if (!controller) errs.push(fieldErr.required(controllerField));
+    errs.push(...isQualifiedName(controller).map((m) => fieldErr.invalid(controllerField, controller, m)));
+    for (const [f, limit] of LENGTH_LIMITS) {
+      const v = String(core[f] ?? '');
+      if (!v) errs.push(fieldErr.required(f));
+      if (v.length > limit) errs.push(fieldErr.invalid(f, '', `can have at most ${limit} characters`));
+    }
+    if (Buffer.byteLength(String(core.message ?? '')) > 1024) {
+      errs.push(fieldErr.invalid('message', '', 'can have at most 1024 characters'));
+    }
   }
-  if (obj.type !== undefined && obj.type !== 'Normal' && obj.type !== 'Warning') {
-    errs.push(fieldErr.invalid('type', '', `has invalid value: ${obj.type}`));
+  errs.push(...isDns1123Subdomain(ns).map((m) => fieldErr.invalid('namespace', ns, m)));
+  return errs;
+}
+
+/** ValidateEventCreate for events.k8s.io/v1: the legacy rules, then the strict ones (19 #175–#188). */
+function validateEventsV1(obj: Obj, ctx: WriteContext): FieldError[] {
+  const core = toCore(obj);
+  const errs = legacyValidateEvent(core, 'reportingController');
+  if (ctx.operation !== 'create') {
+    if (!deepEqual(ctx.old?.series, obj.series)) errs.push(...validateSeries(core));
+    return [...errs, ...immutableEventFields(core, toCore(ctx.old ?? {}))];
   }
+  errs.push(...validateObjectMeta(obj.metadata, isDns1123Subdomain, true));
+  errs.push(...validateSeries(core));
+  if (!core.eventTime) errs.push(fieldErr.required('eventTime'));
+  if (core.type !== 'Normal' && core.type !== 'Warning') {
+    errs.push(fieldErr.invalid('type', '', `has invalid value: ${core.type ?? ''}`));
+  }
+  if (core.firstTimestamp) errs.push(fieldErr.invalid('firstTimestamp', '', 'needs to be unset'));
+  if (core.lastTimestamp) errs.push(fieldErr.invalid('lastTimestamp', '', 'needs to be unset'));
+  if (core.count) errs.push(fieldErr.invalid('count', '', 'needs to be unset'));
+  if (core.source?.component || core.source?.host)
+    errs.push(fieldErr.invalid('source', '', 'needs to be unset'));
+  return errs;
+}
+
+/** ValidateEventUpdate's fixed fields (core names); structs print whole upstream (refused loudly). */
+function immutableEventFields(core: Obj, old: Obj): FieldError[] {
+  for (const f of ['involvedObject', 'source', 'firstTimestamp', 'lastTimestamp', 'eventTime', 'related']) {
+    if (!deepEqual(core[f] ?? null, old[f] ?? null))
+      throw notEmulated(`an events.k8s.io update that changes ${f}`);
+  }
+  const errs: FieldError[] = [];
+  for (const f of [
+    'reason',
+    'message',
+    'count',
+    'type',
+    'action',
+    'reportingComponent',
+    'reportingInstance',
+  ]) {
+    if ((core[f] ?? '') === (old[f] ?? '')) continue;
+    const field = f === 'reportingComponent' ? 'reportingController' : f;
+    errs.push(fieldErr.invalid(field, core[f] ?? (f === 'count' ? 0 : ''), 'field is immutable'));
+  }
+  return errs;
+}
+
+function validateSeries(core: Obj): FieldError[] {
+  if (!isPlainObject(core.series)) return [];
+  const errs: FieldError[] = [];
+  if (!(core.series.count >= 2)) errs.push(fieldErr.invalid('series.count', '', 'should be at least 2'));
+  if (!core.series.lastObservedTime) errs.push(fieldErr.required('series.lastObservedTime'));
   return errs;
 }
 
@@ -157,6 +233,7 @@ export const eventsV1: ResourceType = builtin({
   errorGroup: '',
   storageVersionHash: coreEvents.storageVersionHash,
   fieldLabels: V1_FIELDS,
+  ...decoding('events.k8s.io/v1', 'Event'),
   defaults(obj) {
     if (obj.eventTime)
       obj.eventTime = parseMicroTime(obj.eventTime, 'Event in version "v1" cannot be handled as a Event');

@@ -1,16 +1,28 @@
 import type { ResourceType } from '../resources';
 import { builtin } from './common';
+import { decoding } from './decoding';
+import {
+  defaultBinding,
+  defaultRules,
+  RBAC_GROUP,
+  validateBinding,
+  validateClusterRole,
+  validateRole,
+} from './rbacValidation';
 import { selfSubjectAccessReview, selfSubjectReview, subjectAccessReview, tokenReview } from './reviews';
 
-const G = 'rbac.authorization.k8s.io';
+const G = RBAC_GROUP;
 
-/** RBAC objects are stored as they are; builtins/authorizer.ts evaluates them. */
+/** RBAC objects are validated as the server does; builtins/authorizer.ts evaluates them. */
 export const roles: ResourceType = builtin({
   group: G,
   version: 'v1',
   resource: 'roles',
   kind: 'Role',
   namespaced: true,
+  ...decoding(`${G}/v1`, 'Role'),
+  defaults: defaultRules,
+  validate: validateRole,
 });
 export const roleBindings: ResourceType = builtin({
   group: G,
@@ -18,6 +30,9 @@ export const roleBindings: ResourceType = builtin({
   resource: 'rolebindings',
   kind: 'RoleBinding',
   namespaced: true,
+  ...decoding(`${G}/v1`, 'RoleBinding'),
+  defaults: defaultBinding,
+  validate: (obj, ctx) => validateBinding(obj, ctx, true),
 });
 export const clusterRoles: ResourceType = builtin({
   group: G,
@@ -25,6 +40,9 @@ export const clusterRoles: ResourceType = builtin({
   resource: 'clusterroles',
   kind: 'ClusterRole',
   namespaced: false,
+  ...decoding(`${G}/v1`, 'ClusterRole'),
+  defaults: defaultRules,
+  validate: validateClusterRole,
 });
 export const clusterRoleBindings: ResourceType = builtin({
   group: G,
@@ -32,6 +50,9 @@ export const clusterRoleBindings: ResourceType = builtin({
   resource: 'clusterrolebindings',
   kind: 'ClusterRoleBinding',
   namespaced: false,
+  ...decoding(`${G}/v1`, 'ClusterRoleBinding'),
+  defaults: defaultBinding,
+  validate: (obj, ctx) => validateBinding(obj, ctx, false),
 });
 
 /**

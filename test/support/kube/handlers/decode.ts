@@ -46,6 +46,8 @@ export function decodeObject(ctx: RequestContext, body: unknown): Obj {
 
 /** Unknown and duplicated fields: Strict → 400, Warn → one Warning each, Ignore → silence (14 #13–#22). */
 export function pruneUnknown(ctx: RequestContext, obj: Obj, raw?: string): void {
+  // A decoding failure comes before strict decoding's complaints (the JSON decoder runs first).
+  ctx.type.decode?.(obj, ctx.method === 'PATCH');
   const problems = [
     ...(raw ? duplicateFields(raw).map((d) => `duplicate field "${d}"`) : []),
     ...(ctx.type.prune ? ctx.type.prune(obj) : []).map((u) => `unknown field "${u}"`),

@@ -1,8 +1,10 @@
-import { ApiError, badRequest, notEmulated, notFound } from '../errors';
+import { ApiError, badRequest, fieldErr, invalid, notEmulated, notFound } from '../errors';
 import { kindSchema } from '../kindSchemas';
 import { apiVersionOf, present, resourceKey } from '../resources';
 import { clone, isPlainObject, type Obj } from '../types';
+import { applyPatch } from './apply';
 import type { HandlerResult, RequestContext, ServerServices } from './context';
+import { goMapString, patchDecodeError, patchedJson } from './patchErrors';
 import { strategicMergePatch } from './strategicMerge';
 import { update } from './write';
 
@@ -120,8 +122,11 @@ const ACCEPTED_PATCHES =
 export function patch(svc: ServerServices, ctx: RequestContext): HandlerResult {
   const type = ctx.type;
   const mediaType = ctx.contentType.split(';')[0]!.trim();
-  if (mediaType === 'application/apply-patch+yaml' || mediaType === 'application/apply-patch+json') {
-    throw notEmulated('server-side apply (application/apply-patch+yaml)');
+  if (mediaType === 'application/apply-patch+yaml') return applyPatch(svc, ctx);
+  if (ctx.query.has('force')) {
+    throw invalid('PatchOptions', 'meta.k8s.io', '', [
+      fieldErr.forbidden('force', 'may not be specified for non-apply patch'),
+    ]);
   }
   const strategic = mediaType === 'application/strategic-merge-patch+json';
   // Strategic merge needs the kind's patch strategies: without its schema it is not emulated.
@@ -155,9 +160,11 @@ export function patch(svc: ServerServices, ctx: RequestContext): HandlerResult {
   } else {
     patched = mergePatch(old, parsed) as Obj;
   }
-  if (ctx.fieldValidation === 'Strict' && type.prune && type.prune(clone(patched)).length > 0) {
-    // The real 422 quotes the whole patched object, managedFields included (04 #8).
-    throw notEmulated('fieldValidation=Strict on a PATCH with unknown fields (message quotes managedFields)');
+  const unknown = ctx.fieldValidation === 'Strict' && type.prune ? type.prune(clone(patched)) : [];
+  if (unknown.length) {
+    // The 422 quotes the patched object, managedFields included (04 #8); a strategic merge patch's quotes the patch.
+    const why = `strict decoding error: ${unknown.map((u) => `unknown field ${JSON.stringify(u)}`).join(', ')}`;
+    throw patchDecodeError(strategic ? goMapString(parsed) : patchedJson(old, patched, type.custom), why);
   }
   if (!isPlainObject(patched.metadata)) patched.metadata = {};
   patched.apiVersion = old.apiVersion;

@@ -2,7 +2,8 @@ import { alreadyExists, ApiError, conflict, fieldErr, invalid, MODIFIED_CONFLICT
 import { present, resourceKey, toStored, type ResourceType, type WriteContext } from '../resources';
 import { clone, deepEqual, isPlainObject, rfc3339, type Obj } from '../types';
 import { randomSuffix } from '../validation';
-import type { HandlerResult, RequestContext, ServerServices } from './context';
+import { recordWrite } from '../serverSideApply/writes';
+import { warning, type HandlerResult, type RequestContext, type ServerServices } from './context';
 import { decodeObject, pruneUnknown } from './decode';
 
 const SERVER_SET_META = [
@@ -15,11 +16,6 @@ const SERVER_SET_META = [
 
 function hasStatus(type: ResourceType): boolean {
   return type.subresources.includes('status');
-}
-
-function validateAndDefault(type: ResourceType, obj: Obj, ctx: WriteContext): void {
-  type.defaults?.(obj, ctx);
-  validateAndNormalize(type, obj, ctx);
 }
 
 function validateAndNormalize(type: ResourceType, obj: Obj, ctx: WriteContext): void {
@@ -54,7 +50,17 @@ function checkNamespace(svc: ServerServices, type: ResourceType, ns: string | un
   }
 }
 
-export function create(svc: ServerServices, ctx: RequestContext, body: unknown): HandlerResult {
+/** `applied`: server-side apply made the object and its managedFields (handlers/apply.ts). */
+interface WriteOptions {
+  applied?: boolean;
+}
+
+export function create(
+  svc: ServerServices,
+  ctx: RequestContext,
+  body: unknown,
+  opts: WriteOptions = {},
+): HandlerResult {
   const type = ctx.type;
   const obj = decodeObject(ctx, body);
   const meta = obj.metadata;
@@ -78,7 +84,7 @@ export function create(svc: ServerServices, ctx: RequestContext, body: unknown):
       fieldErr.required('metadata.name', 'name or generateName is required'),
     ]);
   }
-  for (const k of [...SERVER_SET_META, 'resourceVersion', 'selfLink', 'managedFields']) delete meta[k];
+  for (const k of [...SERVER_SET_META, 'resourceVersion', 'selfLink']) delete meta[k];
   if (hasStatus(type)) delete obj.status;
   // Set before defaulting: Job defaults put the uid into the selector and labels (09 #2).
   meta.uid = svc.store.newUid();
@@ -91,10 +97,13 @@ export function create(svc: ServerServices, ctx: RequestContext, body: unknown):
     warnings: ctx.warnings,
   };
   type.defaults?.(obj, wctx);
+  // Managed fields are computed on the decoded, defaulted object, before admission mutates it.
+  if (!opts.applied) recordWrite(svc, ctx, undefined, obj, obj);
   // Admission (NamespaceLifecycle, then ServiceAccount …) runs before validation, as on the server.
   checkNamespace(svc, type, ns, meta.name);
   type.admit?.(obj, wctx, svc);
   validateAndNormalize(type, obj, wctx);
+  for (const w of type.warnings?.(obj, wctx) ?? []) ctx.warnings.push(warning(w));
   const key = resourceKey(type);
   if (svc.store.get(key, meta.namespace, meta.name))
     throw alreadyExists(type.resource, type.group, meta.name);
@@ -137,7 +146,6 @@ function specPart(o: Obj): Obj {
 function comparable(o: Obj): Obj {
   const c = clone(o);
   delete c.metadata.resourceVersion;
-  delete c.metadata.managedFields;
   return c;
 }
 
@@ -150,7 +158,7 @@ export function update(
   svc: ServerServices,
   ctx: RequestContext,
   body: unknown,
-  opts: {
+  opts: WriteOptions & {
     fromPatch?: boolean;
     old?: Obj;
     /** Stored even if nothing else changed (/scale taking over the replicas field, 18 #95). */
@@ -204,6 +212,7 @@ export function update(
     next = clone(old);
     if (incoming.status === undefined) delete next.status;
     else next.status = incoming.status;
+    if (opts.applied) next.metadata.managedFields = incoming.metadata.managedFields;
   } else {
     next = incoming;
     if (hasStatus(type)) {
@@ -218,9 +227,8 @@ export function update(
     if (!type.namespaced) delete next.metadata.namespace;
     next.metadata.name = name;
     delete next.metadata.selfLink;
-    next.metadata.managedFields = old.metadata.managedFields;
-    if (next.metadata.managedFields === undefined) delete next.metadata.managedFields;
   }
+  if (next.metadata.managedFields === undefined) delete next.metadata.managedFields;
   next.metadata.resourceVersion = old.metadata.resourceVersion;
   const wctx: WriteContext = {
     operation: statusWrite ? 'status' : 'update',
@@ -241,7 +249,12 @@ export function update(
       throw invalid(type.kind, type.group, name, [err, err]);
     }
   }
-  validateAndDefault(type, next, wctx);
+  type.defaults?.(next, wctx);
+  // The field manager sees the decoded object before the strategy and validation; through /status
+  // it sees the metadata changes the strategy then drops (05 #6).
+  if (!opts.applied) recordWrite(svc, ctx, old, statusWrite ? incoming : next, next);
+  validateAndNormalize(type, next, wctx);
+  for (const w of type.warnings?.(next, wctx) ?? []) ctx.warnings.push(warning(w));
   if (type.generation && !deepEqual(specPart(next), specPart(old))) {
     next.metadata.generation = (old.metadata.generation ?? 0) + 1;
   }
