@@ -1,5 +1,5 @@
 import type { AlertSnapshot } from '../alertSnapshot';
-import { escapeWithin, formatDuration, headline } from './presentation';
+import { escapeWithin, formatDuration, headline, hintLine } from './presentation';
 
 /** The Events API v2 limits, in characters. */
 export const PAGERDUTY_LIMITS = { summary: 1024 };
@@ -53,8 +53,9 @@ function pagerDutyDedupKey(jobId: number): string {
 }
 
 /**
- * What an event's `custom_details` say of the run: its execution where there is one, the run still
- * going for an overrun, and what the alert policy adds (the generic payload's fields).
+ * What an event's `custom_details` say of the run: its execution where there is one (with its
+ * reason and what to try, when it has a reason), the run still going for an overrun, and what the
+ * alert policy adds (the generic payload's fields).
  */
 function runDetails(snapshot: AlertSnapshot): Record<string, unknown> {
   const { execution, reminder, consecutiveFailures, failingSince, minDurationSeconds, suspendedReason, run } =
@@ -73,6 +74,14 @@ function runDetails(snapshot: AlertSnapshot): Record<string, unknown> {
       stderrTail: execution.stderrTail,
       stdoutTail: execution.stdoutTail,
     });
+    // Why it ended so and what to try, where there is something to say.
+    if (execution.reason) {
+      Object.assign(details, {
+        reason: execution.reason,
+        reasonMessage: execution.reasonMessage ?? null,
+        hint: hintLine(snapshot),
+      });
+    }
   }
   if (reminder) details.reminder = reminder;
   if (consecutiveFailures !== undefined) details.consecutiveFailures = consecutiveFailures;

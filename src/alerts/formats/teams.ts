@@ -1,7 +1,9 @@
 import type { AlertSnapshot } from '../alertSnapshot';
 import {
   headline,
+  hintLine,
   policyFacts,
+  reasonLine,
   runFacts,
   showsOutputBlock,
   shownOutput,
@@ -48,7 +50,8 @@ const TONE_STYLES: Record<Tone, { style: string; color: string }> = {
  * A Teams message for a Workflows webhook ("Post to a channel when a webhook request is
  * received"): one Adaptive Card attachment with the headline in a green (success), red (failure)
  * or amber (a warning of the alert policy) band, the facts schedule, duration, exit code and
- * attempt (what the policy adds after them), and on failure the end of stderr in monospace.
+ * attempt (what the policy adds after them), the reason and what to try where there is one, and on
+ * failure the end of stderr in monospace.
  */
 export function teamsMessage(snapshot: AlertSnapshot) {
   const title = headline(snapshot);
@@ -68,6 +71,11 @@ export function teamsMessage(snapshot: AlertSnapshot) {
       })),
     },
   ];
+  // TextRuns, like the title: a reason quotes what Kubernetes said (an image name, a message).
+  const reason = reasonLine(snapshot);
+  const hint = hintLine(snapshot);
+  if (reason) body.push(plainText(`Reason: ${reason}`));
+  if (reason && hint) body.push(plainText(`Try: ${hint}`));
   const output = shownOutput(snapshot);
   if (output && showsOutputBlock(snapshot)) {
     // Trailing newlines would only show as blank lines at the end.
