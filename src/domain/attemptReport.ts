@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_RETRY_ATTEMPTS } from './job';
+import { REASON_CODE_MAX, REASON_MESSAGE_MAX } from './execution';
 
 /**
  * The window of times a report may name: none before this, and none more than an hour after the
@@ -48,6 +49,21 @@ export const attemptReportSchema = z
       finishedAt: timestamp,
       stdout: z.string({ error: 'must be a string' }).default(''),
       stderr: z.string({ error: 'must be a string' }).default(''),
+      /** Why the attempt ended so, as the runner saw it (a timeout, a signal, a stop). */
+      reason: z
+        .strictObject(
+          {
+            code: z
+              .string({ error: 'must be a string' })
+              .regex(/^[A-Za-z][A-Za-z0-9]*$/, { error: 'must be a CamelCase word such as SIGKILL' })
+              .max(REASON_CODE_MAX, { error: `must be at most ${REASON_CODE_MAX} characters` }),
+            message: z
+              .string({ error: 'must be a string' })
+              .max(REASON_MESSAGE_MAX, { error: `must be at most ${REASON_MESSAGE_MAX} characters` }),
+          },
+          { error: 'must be an object { code, message }' },
+        )
+        .nullish(),
     },
     {
       error: (issue) =>

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AttemptReportBody } from '../domain/attemptReport';
 import { RUNNER_ENV } from './runnerEnvironment';
 import { MAX_RETRY_ATTEMPTS } from '../domain/job';
 import type { Logger } from '../logging/logger';
@@ -148,6 +149,8 @@ export async function reportUnstartedRun(
     stderr: `[crondeck] ${why}\n`,
     startedAt: now,
     finishedAt: now,
+    // The controller, which sees the job container's state (ImagePullBackOff...), says more.
+    reason: { code: 'JobContainerNotStarted', message: why },
   };
   io.err(result.stderr);
   await report(reportClientFor(settings, io), settings, 0, result, true, io);
@@ -173,19 +176,36 @@ async function report(
   final: boolean,
   io: PodRunIo,
 ): Promise<void> {
+  const body: AttemptReportBody = {
+    podUid: settings.podUid,
+    ...(settings.runUid ? { runUid: settings.runUid } : {}),
+    attempt,
+    final,
+    status: result.status,
+    exitCode: Math.max(-1, Math.min(255, result.exitCode)),
+    startedAt: result.startedAt.toISOString(),
+    finishedAt: result.finishedAt.toISOString(),
+    stdout: result.stdout,
+    stderr: result.stderr,
+  };
   try {
-    await client.send({
-      podUid: settings.podUid,
-      ...(settings.runUid ? { runUid: settings.runUid } : {}),
-      attempt,
-      final,
-      status: result.status,
-      exitCode: Math.max(-1, Math.min(255, result.exitCode)),
-      startedAt: result.startedAt.toISOString(),
-      finishedAt: result.finishedAt.toISOString(),
-      stdout: result.stdout,
-      stderr: result.stderr,
-    });
+    if (!result.reason) {
+      await client.send(body);
+    } else {
+      try {
+        await client.send({ ...body, reason: result.reason });
+      } catch (error) {
+        // A service older than this pod (an upgrade under way) refuses the field: the attempt
+        // still counts, without its reason.
+        if (!(
+          error instanceof ReportRefusedError &&
+          error.status === 400 &&
+          /unknown field reason/.test(error.message)
+        ))
+          throw error;
+        await client.send(body);
+      }
+    }
   } catch (error) {
     // The run goes on: the controller records a run whose report never came from the Job's end.
     const why = error instanceof ReportRefusedError ? error.message : (error as Error).message;
