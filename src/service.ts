@@ -71,6 +71,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     smtp: env.smtp,
     webhookDenyCidrs: env.webhookDenyCidrs,
     retentionDays: env.retentionDays,
+    defaultTimeZone: env.defaultTimeZone,
+    watchLocalRuns: env.runtime === 'local',
     options: options.alerting,
   });
   const recorder = new ExecutionRecorder(pool, logger, alerting.hook);
@@ -89,6 +91,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { local } = created;
   const runtime = options.wrapRuntime ? options.wrapRuntime(created.runtime) : created.runtime;
   const jobs = new JobService(pool, runtime, clock, env.defaultTimeZone);
+  alerting.onJobsSuspended((jobIds) => {
+    logger.warn('jobs suspended by their alert policy', { jobIds });
+    jobs
+      .suspensionsTaken(jobIds)
+      .catch((error) => logger.error('could not stop firing suspended jobs', { err: error, jobIds }));
+  });
   const scheduler = new SchedulerControl(pool, runtime, clock);
 
   if (options.declaredJobs?.length) {

@@ -1,7 +1,8 @@
 /**
  * Alert delivery under a burst, as the alerting issue asks for it: 1,000 jobs fire in the same
  * second, each run finishes at once and has one webhook (a loopback receiver in this process).
- * Measured twice with the same jobs, without and with the webhook:
+ * Measured with the same jobs without the webhook, with it, and with it and an alert policy (whose
+ * state the recording transaction reads and writes as well):
  *  - the scheduler's fire delay (from the fire time to the attempt starting, which includes writing
  *    the execution's row), p50/p99/max, to see whether queuing and delivering alerts slows firing;
  *  - how long the 1,000 executions take to be recorded;
@@ -9,11 +10,13 @@
  *    to its alert's arrival.
  *
  * The service runs in this process (`startService` of the build, like `node dist/cli.js serve`)
- * against ctx.databaseUrl, with an attempt runner that returns at once and a clock shifted so the
+ * on a database of its own (the bench's service leads the shared one and would take its runs),
+ * with an attempt runner that returns at once and a clock shifted so the
  * next minute boundary (when `* * * * *` fires) comes a few seconds after start-up.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Pool } from 'pg';
 import type { RunnableJob } from '../../src/runner/attemptLoop';
 import type { CommandResult } from '../../src/runner/runCommand';
 import { type BenchContext, formatNumber, fromBuild, markdownTable, percentile, sleep } from '../harness';
@@ -52,33 +55,65 @@ interface DeliveryResult {
 /** What bench/run.ts calls. */
 export async function run(ctx: BenchContext): Promise<void> {
   const receiver = await Receiver.start();
+  const target = await ownDatabase(ctx);
   try {
-    await cleanUp(ctx, receiver.url);
     // A first round warms up the JIT, the pool's connections and PostgreSQL's caches; it is not
-    // reported. The two kinds of rounds then alternate, so that drift on a shared machine shows.
-    const plan = [false, false, true, false, true];
+    // reported. The kinds of rounds then alternate, so that drift on a shared machine shows.
+    const plan: RoundKind[] = ['none', 'none', 'webhook', 'policy', 'none', 'webhook', 'policy'];
     const rounds: RoundResult[] = [];
-    for (const [index, withAlerts] of plan.entries()) {
-      console.log(
-        `  ${JOBS} jobs firing together, ${withAlerts ? 'one webhook each' : 'no alerts'}${index === 0 ? ' (warm-up)' : ''}`,
-      );
-      const round = await runRound(ctx, receiver, withAlerts);
+    for (const [index, kind] of plan.entries()) {
+      console.log(`  ${JOBS} jobs firing together, ${ROUND_LABELS[kind]}${index === 0 ? ' (warm-up)' : ''}`);
+      const round = await runRound(target, receiver, kind);
       if (index > 0) rounds.push(round);
-      await cleanUp(ctx, receiver.url);
+      await cleanUp(target, receiver.url);
     }
     report(ctx, rounds);
   } finally {
+    await target.close();
     await receiver.close();
   }
 }
 
-async function runRound(ctx: BenchContext, receiver: Receiver, withAlerts: boolean): Promise<RoundResult> {
+/** The database the scenario's service has to itself, and a pool on it for the scenario's own queries. */
+interface Target {
+  databaseUrl: string;
+  sql<R>(text: string, values?: unknown[]): Promise<R[]>;
+  close(): Promise<void>;
+}
+
+async function ownDatabase(ctx: BenchContext): Promise<Target> {
+  const databaseUrl = await ctx.freshDatabase('bench_alerts');
+  const pool = new Pool({ connectionString: databaseUrl, max: 2 });
+  return {
+    databaseUrl,
+    sql: async <R>(text: string, values?: unknown[]) => (await pool.query(text, values)).rows as R[],
+    close: () => pool.end(),
+  };
+}
+
+type RoundKind = 'none' | 'webhook' | 'policy';
+const ROUND_LABELS: Record<RoundKind, string> = {
+  none: 'no alerts',
+  webhook: 'one webhook per job',
+  policy: 'one webhook per job and an alert policy',
+};
+/** A policy that each of these runs (a success, at once) goes through without raising more alerts. */
+const POLICY = {
+  afterConsecutiveFailures: 2,
+  recovery: true,
+  repeatEverySeconds: 3600,
+  suspendAfterFailures: 5,
+};
+
+async function runRound(ctx: Target, receiver: Receiver, kind: RoundKind): Promise<RoundResult> {
   receiver.reset();
+  const withAlerts = kind !== 'none';
   const entries = Array.from({ length: JOBS }, (_, i) => ({
     name: `${PREFIX}${String(i).padStart(4, '0')}`,
     schedule: '* * * * *',
     command: 'true',
     ...(withAlerts ? { on_complete: `${receiver.url}/hook` } : {}),
+    ...(kind === 'policy' ? { alert_policy: POLICY } : {}),
   }));
   const declaredJobs = parseJobsFile(JSON.stringify({ jobs: entries }), 'bench-alerts.json');
 
@@ -131,7 +166,7 @@ async function runRound(ctx: BenchContext, receiver: Receiver, withAlerts: boole
     // Anything sent twice would arrive within a few poll intervals.
     if (withAlerts) await sleep(3_000);
     const result: RoundResult = {
-      label: withAlerts ? 'one webhook per job' : 'no alerts',
+      label: ROUND_LABELS[kind],
       fireDelaysMs: fireDelaysMs.sort((a, b) => a - b),
       recordedWithinMs: lastRecordedAt - fireAt,
     };
@@ -151,12 +186,8 @@ async function runRound(ctx: BenchContext, receiver: Receiver, withAlerts: boole
   }
 }
 
-/**
- * The alerts that the service of this process delivered. The bench's service process shares the
- * database and polls the same outbox, so it may deliver some of them (it is not woken by these
- * executions, only by its poll timer).
- */
-async function deliveredBy(ctx: BenchContext, workerId: string, url: string): Promise<number> {
+/** The alerts that the service of this process delivered (on its own database: all of them). */
+async function deliveredBy(ctx: Target, workerId: string, url: string): Promise<number> {
   const rows = await ctx.sql<{ n: number }>(
     `SELECT count(*)::int AS n FROM alert_outbox
      WHERE destination LIKE $1 || '%' AND state = 'delivered' AND locked_by = $2`,
@@ -165,7 +196,7 @@ async function deliveredBy(ctx: BenchContext, workerId: string, url: string): Pr
   return rows[0]?.n ?? 0;
 }
 
-async function cleanUp(ctx: BenchContext, receiverUrl: string): Promise<void> {
+async function cleanUp(ctx: Target, receiverUrl: string): Promise<void> {
   await ctx.sql(`DELETE FROM jobs WHERE name LIKE $1 || '%'`, [PREFIX]);
   await ctx.sql(`DELETE FROM alert_outbox WHERE destination LIKE $1 || '%'`, [receiverUrl]);
 }
@@ -176,9 +207,11 @@ function report(ctx: BenchContext, rounds: RoundResult[]): void {
   const lines = [
     `${formatNumber(JOBS)} jobs on \`* * * * *\` fire in the same tick of an in-process service (\`startService\` of ` +
       'the build, PostgreSQL pool of 10) whose attempt runner returns at once; the same jobs without and with ' +
-      'one webhook each (`on_complete`, a loopback `node:http` receiver in the bench process answering 200). ' +
+      'one webhook each (`on_complete`, a loopback `node:http` receiver in the bench process answering 200), ' +
+      `and with the webhook and an alert policy (\`${JSON.stringify(POLICY)}\`, whose state each recording ` +
+      'reads and writes). ' +
       'Fire delay: from the fire time to the attempt starting (the execution row is written first). ' +
-      'An unreported warm-up round comes first; then the two kinds of rounds alternate.',
+      'An unreported warm-up round comes first; then the kinds of rounds alternate.',
     '',
     markdownTable(
       ['round', 'fire delay p50 ms', 'p99 ms', 'max ms', 'all executions recorded after'],
@@ -219,8 +252,8 @@ function report(ctx: BenchContext, rounds: RoundResult[]): void {
         ]),
       ),
       '',
-      "The bench's own service process polls the same outbox (every 2 s, not woken by these " +
-        'executions) and may deliver a few; "delivered by this process" counts the in-process worker\'s.',
+      "The service has a database of its own (the bench's service leads the shared one and would take " +
+        'its runs); "delivered by this process" counts its worker\'s deliveries.',
     );
   }
   ctx.report('Alerts under a burst of 1,000 executions', lines.join('\n'));

@@ -2,10 +2,12 @@ import type { Pool } from 'pg';
 import type { AlertConfig } from '../domain/alertConfig';
 import { invalid, notFound } from '../domain/errors';
 import { withTransaction } from '../store/database';
-import { findJobByName } from '../store/jobs';
+import { findJob, findJobByName } from '../store/jobs';
 import {
+  type AlertHistoryEntry,
   clearAlertConfig,
   deleteAlertConfig,
+  listJobAlerts,
   readJobAlertConfig,
   readWebhookSecrets,
   saveAlertConfig,
@@ -65,7 +67,7 @@ export class AlertConfigService implements AlertsApi, JobAlertsSync {
   async sync(jobId: number, config: AlertConfig): Promise<boolean> {
     const [shown, secrets] = await Promise.all([this.get(jobId), readWebhookSecrets(this.pool, jobId)]);
     const unchanged =
-      JSON.stringify(shown) === JSON.stringify(publicAlertConfig(config)) &&
+      canonicalJson(shown) === canonicalJson(publicAlertConfig(config)) &&
       JSON.stringify(secrets) === JSON.stringify(webhookSecretsOf(config));
     if (unchanged) return false;
     checkWebhookChannels(config);
@@ -76,6 +78,11 @@ export class AlertConfigService implements AlertsApi, JobAlertsSync {
 
   async remove(jobId: number): Promise<void> {
     if (!(await clearAlertConfig(this.pool, jobId))) throw notFound(`job ${jobId} not found`);
+  }
+
+  async history(jobId: number, limit: number): Promise<AlertHistoryEntry[]> {
+    if (!(await findJob(this.pool, jobId))) throw notFound(`job ${jobId} not found`);
+    return listJobAlerts(this.pool, jobId, limit);
   }
 
   /**
@@ -126,4 +133,16 @@ export class AlertConfigService implements AlertsApi, JobAlertsSync {
       }
     });
   }
+}
+
+/**
+ * JSON with every object's keys sorted: a policy comes back from the database with its keys in
+ * jsonb's order, not in the order the cluster's resources give them.
+ */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b)))
+      : inner,
+  );
 }

@@ -42,7 +42,7 @@ export function alertDelivery(senders: {
     return senders.email.send(
       alert.destination.split(RECIPIENT_SEPARATOR),
       emailMessage(snapshot),
-      `<crondeck-alert-${alert.id}.${alert.executionId}@${senders.messageIdDomain}>`,
+      `<crondeck-alert-${alert.id}${alert.executionId === null ? '' : `.${alert.executionId}`}@${senders.messageIdDomain}>`,
       stop,
     );
   };

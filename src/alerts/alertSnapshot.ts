@@ -1,44 +1,87 @@
-import type { AlertEvent, Execution } from '../domain/execution';
+import type { DestinationEvent } from '../domain/alertEvents';
+import type { Execution } from '../domain/execution';
 import type { Job } from '../domain/job';
 import { lastCodePoints } from '../domain/codePoints';
 
 /** How much output an alert carries (spec section 8): the last 500 characters. */
 export const OUTPUT_TAIL_CHARACTERS = 500;
 
+/** The execution an alert is about, as the spec's generic payload has it. */
+interface ExecutionSnapshot {
+  id: number;
+  status: string;
+  exitCode: number;
+  durationMs: number;
+  startedAt: string;
+  finishedAt: string;
+  stdoutTail: string;
+  stderrTail: string;
+  attempt: number;
+  /**
+   * Why it ended so (OOMKilled, SIGKILL, Timeout...) and the specifics; null when there is
+   * nothing to say. Absent from snapshots queued before reasons existed.
+   */
+  reason?: string | null;
+  reasonMessage?: string | null;
+}
+
+/** A run still going past the job's `maxDurationSeconds` (the `overrun` event). */
+interface RunningSnapshot {
+  startedAt: string;
+  runningForMs: number;
+  maxDurationSeconds: number;
+  /** The attempt in progress, where the service knows it (the local runtime's runs). */
+  executionId?: number;
+  attempt?: number;
+}
+
 /**
- * What an outbox row keeps of the job and the execution: exactly the generic webhook payload of
- * the spec. Every format is derived from it, so an alert can be sent after its job is deleted or
- * its execution pruned.
+ * What the alert policy adds to a payload (docs/alert-policy.md): only ever added, never a spec field
+ * changed, and absent for a job without a policy.
  */
-export interface AlertSnapshot {
-  event: AlertEvent;
+export interface PolicyFacts {
+  /** A failure alert sent again while the job keeps failing (`repeatEverySeconds`). */
+  reminder?: true;
+  /** Failed runs in a row, this one included (for `recovered`: those it recovered from). */
+  consecutiveFailures?: number;
+  /** When the first failed run of the streak ended (`recovered`). */
+  failingSince?: string;
+  /** The policy's threshold a run finished under (`tooFast`). */
+  minDurationSeconds?: number;
+  /** Why the job was suspended (`suspended`). */
+  suspendedReason?: string;
+  run?: RunningSnapshot;
+}
+
+/**
+ * What an outbox row keeps of the job and the execution: the generic webhook payload of the spec,
+ * plus the policy's facts. Every format is derived from it, so an alert can be sent after its job
+ * is deleted or its execution pruned.
+ */
+export interface AlertSnapshot extends PolicyFacts {
+  event: DestinationEvent;
   job: { id: number; name: string; schedule: string; command: string };
-  execution: {
-    id: number;
-    status: string;
-    exitCode: number;
-    durationMs: number;
-    startedAt: string;
-    finishedAt: string;
-    stdoutTail: string;
-    stderrTail: string;
-    attempt: number;
-    /**
-     * Why it ended so (OOMKilled, SIGKILL, Timeout...) and the specifics; null when there is
-     * nothing to say. Absent from snapshots queued before reasons existed.
-     */
-    reason?: string | null;
-    reasonMessage?: string | null;
-  };
+  /** The execution the alert is about; absent for an event that is not about one (an overrun). */
+  execution?: ExecutionSnapshot;
   /** When the alert was raised: the same on every delivery attempt. */
   timestamp: string;
 }
 
-export function snapshotOf(job: Job, execution: Execution, event: AlertEvent, raisedAt: Date): AlertSnapshot {
+export function jobSnapshotOf(job: Job): AlertSnapshot['job'] {
+  return { id: job.id, name: job.name, schedule: job.schedule, command: job.command };
+}
+
+export function snapshotOf(
+  job: Job,
+  execution: Execution,
+  event: DestinationEvent,
+  raisedAt: Date,
+  facts: PolicyFacts = {},
+): AlertSnapshot {
   const finishedAt = execution.finishedAt ?? execution.startedAt;
   return {
     event,
-    job: { id: job.id, name: job.name, schedule: job.schedule, command: job.command },
+    job: jobSnapshotOf(job),
     execution: {
       id: execution.id,
       status: execution.status,
@@ -53,5 +96,6 @@ export function snapshotOf(job: Job, execution: Execution, event: AlertEvent, ra
       reasonMessage: execution.reason?.message ?? null,
     },
     timestamp: raisedAt.toISOString(),
+    ...facts,
   };
 }

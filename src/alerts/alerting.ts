@@ -12,7 +12,8 @@ import { AlertConfigService, type DeclaredAlerts } from './alertConfigService';
 import { alertDelivery } from './alertDelivery';
 import { EmailSender } from './emailSender';
 import { DEFAULT_LEASE_MS, OutboxWorker } from './outboxWorker';
-import { outboxHook } from './outboxHook';
+import { outboxHook, outboxRows } from './outboxHook';
+import { OverrunAlerts, watchLocalOverruns } from './policy/overruns';
 import { alertConfigFromShortcuts } from './shortcuts';
 import { WebhookSender } from './webhookSender';
 
@@ -34,6 +35,8 @@ export interface AlertingOptions {
   resolveWebhookTarget?: (url: URL) => URL;
   /** The resolver of webhook host names; the system's by default (tests give names addresses). */
   lookupWebhookHost?: typeof lookup;
+  /** How often the local runtime's runs are looked at for an overrun; default 5 s. */
+  overrunPollMs?: number;
 }
 
 export interface AlertingDeps {
@@ -43,6 +46,13 @@ export interface AlertingDeps {
   smtp: SmtpSettings | null;
   webhookDenyCidrs: readonly string[];
   retentionDays: number;
+  /** The time zone of a job without one: its policy's maintenance windows are read in it. */
+  defaultTimeZone: string;
+  /**
+   * This process's runtime runs jobs itself (the local runtime): their overruns are looked for in
+   * the rows of their running attempts. On a cluster the controller looks at the Jobs instead.
+   */
+  watchLocalRuns?: boolean;
   options?: AlertingOptions;
 }
 
@@ -52,6 +62,13 @@ export interface Alerting {
   /** For the HTTP API. */
   api: AlertConfigService;
   worker: OutboxWorker;
+  /** The `overrun` event of the alert policy. */
+  overruns: OverrunAlerts;
+  /**
+   * Tells `listener` of the jobs that alert policies suspend, once each suspension has committed,
+   * so that the runtime stops firing them.
+   */
+  onJobsSuspended(listener: (jobIds: number[]) => void): void;
   /** Checks the config file's shortcuts; throws naming the job and key. Nothing is written. */
   readDeclared(declared: readonly DeclaredJob[]): DeclaredAlerts[];
   applyDeclared(declared: DeclaredAlerts[]): Promise<void>;
@@ -96,18 +113,39 @@ export function createAlerting(deps: AlertingDeps): Alerting {
     retentionDays: deps.retentionDays,
   });
   const api = new AlertConfigService(deps.pool, policy);
+  const suspensionListeners: ((jobIds: number[]) => void)[] = [];
+  const overruns = new OverrunAlerts({
+    pool: deps.pool,
+    clock: deps.clock,
+    defaultTimeZone: deps.defaultTimeZone,
+    rowsOf: outboxRows(deps.logger, email !== null),
+    afterQueued: () => worker.wake(),
+  });
+  let overrunWatch: { stop(): Promise<void> } | null = null;
 
   return {
     hook: outboxHook({
       clock: deps.clock,
       logger: deps.logger,
       emailEnabled: email !== null,
+      defaultTimeZone: deps.defaultTimeZone,
       // After the commit, not before (the worker would not see the rows yet), and only for the
       // executions that queued alerts.
       afterQueued: () => worker.wake(),
+      afterSuspended: (jobIds) => {
+        for (const listener of suspensionListeners) {
+          try {
+            listener(jobIds);
+          } catch (error) {
+            deps.logger.warn('a suspension listener failed', { err: error, jobIds });
+          }
+        }
+      },
     }),
     api,
     worker,
+    overruns,
+    onJobsSuspended: (listener) => suspensionListeners.push(listener),
     readDeclared: (declared) =>
       declared.map((job) => {
         try {
@@ -120,8 +158,14 @@ export function createAlerting(deps: AlertingDeps): Alerting {
         }
       }),
     applyDeclared: (declared) => api.applyDeclared(declared),
-    start: () => worker.start(),
+    start() {
+      worker.start();
+      if (deps.watchLocalRuns) {
+        overrunWatch = watchLocalOverruns(overruns, deps.logger, options.overrunPollMs ?? 5000);
+      }
+    },
     async stop() {
+      await overrunWatch?.stop();
       await worker.stop();
       webhooks.close();
       email?.close();

@@ -1,5 +1,5 @@
 import type { AlertConfig, WebhookFormat } from '../domain/alertConfig';
-import type { AlertEvent } from '../domain/execution';
+import type { DestinationEvent } from '../domain/alertEvents';
 
 /** A webhook an alert goes to, as its configuration says to send it. */
 interface WebhookTarget {
@@ -22,7 +22,7 @@ export interface AlertDestinations {
  * A URL or address named by two matching entries still gets one alert, sent as the first of them
  * says (format, signature).
  */
-export function destinationsFor(config: AlertConfig, event: AlertEvent): AlertDestinations {
+export function destinationsFor(config: AlertConfig, event: DestinationEvent): AlertDestinations {
   const webhooks = new Map<string, WebhookTarget>();
   for (const { url, events, format, secret } of config.webhooks) {
     if (!events.includes(event) || webhooks.has(url)) continue;

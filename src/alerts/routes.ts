@@ -1,6 +1,19 @@
 import { Router } from 'express';
+import { z } from 'zod';
 import { type AlertConfig, alertConfigSchema } from '../domain/alertConfig';
 import { parseOrThrow, parsePathId } from '../httpKit/validate';
+import type { AlertHistoryEntry } from '../store/alerts';
+
+const MAX_HISTORY = 500;
+
+const historyQuerySchema = z.object({
+  limit: z
+    .string()
+    .regex(/^[0-9]+$/, { error: `must be a whole number from 1 to ${MAX_HISTORY}` })
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_HISTORY, { error: `must be a whole number from 1 to ${MAX_HISTORY}` })
+    .optional(),
+});
 
 /** What the alert endpoints need. */
 export interface AlertsApi {
@@ -13,10 +26,12 @@ export interface AlertsApi {
   replace(jobId: number, config: AlertConfig): Promise<AlertConfig>;
   /** Removes webhooks and e-mails alike. */
   remove(jobId: number): Promise<void>;
+  /** The job's alerts, newest first, muted and suppressed ones included; not_found for an unknown job. */
+  history(jobId: number, limit: number): Promise<AlertHistoryEntry[]>;
 }
 
 /**
- * `GET|PUT|DELETE /api/jobs/:id/alerts`. The body is checked in full before anything is written,
+ * `GET|PUT|DELETE /api/jobs/:id/alerts` and `GET /api/jobs/:id/alerts/history`. The body is checked in full before anything is written,
  * so a rejected PUT leaves the previous configuration as it was.
  */
 export function alertsRouter(alerts: AlertsApi): Router {
@@ -24,6 +39,13 @@ export function alertsRouter(alerts: AlertsApi): Router {
 
   router.get('/', async (req, res) => {
     res.json(await alerts.get(parsePathId(req.params)));
+  });
+
+  // What was sent, what failed, and what the job's policy muted or suppressed, with why.
+  router.get('/history', async (req, res) => {
+    const jobId = parsePathId(req.params);
+    const { limit } = parseOrThrow(historyQuerySchema, req.query);
+    res.json(await alerts.history(jobId, limit ?? 50));
   });
 
   router.put('/', async (req, res) => {

@@ -5,6 +5,7 @@ import {
   MAX_RECIPIENTS_PER_EMAIL,
   webhookUrlSchema,
 } from '../domain/alertConfig';
+import { alertPolicySchema, isEmptyPolicy } from '../domain/alertPolicy';
 import type { AlertEvent } from '../domain/execution';
 import { describeZodError } from '../domain/zodErrors';
 import { shortcutUrlProblem } from './webhookChannels';
@@ -39,10 +40,14 @@ const addressListSchema = z
       .transform((addresses) => [...new Set(addresses)]),
   );
 
+/** The key of a config-file entry that holds the job's alert policy (docs/alert-policy.md), beside the shortcuts. */
+export const ALERT_POLICY_KEY = 'alert_policy';
+
 /**
  * The alert configuration that a config-file entry's shortcuts declare, or null when it has none.
  * Each shortcut becomes a destination of its own, so webhook and e-mail shortcuts fire
- * independently. Throws an error naming the key when a value is invalid.
+ * independently; `alert_policy` is the job's policy, written as the API's `policy`. Throws an
+ * error naming the key when a value is invalid.
  */
 export function alertConfigFromShortcuts(entry: Record<string, unknown>): AlertConfig | null {
   const config: AlertConfig = { webhooks: [], emails: [] };
@@ -59,6 +64,14 @@ export function alertConfigFromShortcuts(entry: Record<string, unknown>): AlertC
     if (entry[key] === undefined || entry[key] === null) continue;
     declared = true;
     config.emails.push({ to: parseOrThrow(addressListSchema, entry[key], key), events });
+  }
+  const policy = entry[ALERT_POLICY_KEY];
+  if (policy !== undefined && policy !== null) {
+    const parsed = parseOrThrow(alertPolicySchema, policy, ALERT_POLICY_KEY);
+    if (!isEmptyPolicy(parsed)) {
+      declared = true;
+      config.policy = parsed;
+    }
   }
   return declared ? config : null;
 }

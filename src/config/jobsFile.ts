@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { alertConfigFromShortcuts } from '../alerts/shortcuts';
+import { ALERT_POLICY_KEY, alertConfigFromShortcuts } from '../alerts/shortcuts';
 import { jobInputSchema, type JobInput } from '../domain/job';
 import { describeZodError } from '../domain/zodErrors';
 
 /**
  * A jobs file (`crondeck serve --config jobs.yaml`, YAML or JSON): `{ jobs: [ ... ] }`, each entry
- * with the job fields of the API. Alert shortcuts (`on_failure`, ...) are read by the alerting
- * room from the same entries.
+ * with the job fields of the API. Alert shortcuts (`on_failure`, ...) and the alert policy
+ * (`alert_policy`) are read by the alerting room from the same entries.
  */
 export interface DeclaredJob {
   input: JobInput;
@@ -35,6 +35,7 @@ const ALERT_SHORTCUT_KEYS = [
   'on_failure_email',
   'on_success_email',
   'on_complete_email',
+  ALERT_POLICY_KEY,
 ] as const;
 
 /**

@@ -9,10 +9,12 @@ import {
 } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
 import type { JobAlertsSync } from '../alerts/alertConfigService';
+import type { RunInProgress } from '../alerts/policy/overruns';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
 import { ClusterRunRecorder } from '../scheduling/clusterRunRecorder';
 import type { ExecutionRecorder } from '../scheduling/executionRecorder';
+import { resourceOfJob } from '../store/resourceJobs';
 import { ClusterClient } from './clusterClient';
 import { ControllerMetrics } from './controllerMetrics';
 import { EventRecorder } from './events';
@@ -38,6 +40,8 @@ export interface ControllerOptions {
   recorder: ExecutionRecorder;
   /** The service's alert configuration, which the jobs' shortcuts and AlertConfigs fill. */
   alerts: JobAlertsSync;
+  /** The alert policy's `overrun`, raised for Kubernetes Jobs still running past their limit. */
+  overruns?: { raiseIfDue(run: RunInProgress): Promise<{ dueInMs: number | null }> };
   desired: DesiredObjects;
   /** The namespace to watch; null watches all. */
   watchNamespace: string | null;
@@ -234,6 +238,7 @@ export class ControllerManager {
       clock: options.clock,
       logger,
       reportGraceMs: options.reportGraceMs,
+      overruns: options.overruns,
       refreshStatus: (namespace, name) => this.queue.add(`sj/${namespace}/${name}`),
     });
 
@@ -260,6 +265,17 @@ export class ControllerManager {
     this.workers = [];
     // A later leadership starts from a fresh queue.
     this.queue = new WorkQueue();
+  }
+
+  /**
+   * Reconciles the ScheduledJobs of these jobs soon: their rows changed where no watch sees it (the
+   * alert policy suspended them as this process recorded their runs).
+   */
+  async reconcileJobs(jobIds: readonly number[]): Promise<void> {
+    for (const jobId of jobIds) {
+      const resource = await resourceOfJob(this.options.pool, jobId);
+      if (resource) this.queue.add(`sj/${resource.namespace}/${resource.name}`);
+    }
   }
 
   /** Every ScheduledJob and finished Job again: a missed event cannot leave anything behind. */

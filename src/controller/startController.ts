@@ -28,11 +28,12 @@ function desiredObjects(settings: {
   defaultTimeZone: string;
 }): DesiredObjects {
   return {
-    cronJob: (resource, { jobId, jobName, paused }) =>
+    cronJob: (resource, { jobId, jobName, paused, suspended }) =>
       desiredCronJob(resource, {
         jobId,
         jobName,
         paused,
+        suspended,
         image: settings.image,
         reportUrl: settings.reportUrl,
         defaultTimeZone: settings.defaultTimeZone,
@@ -68,12 +69,14 @@ export async function startController(options: {
     smtp: env.smtp,
     webhookDenyCidrs: env.webhookDenyCidrs,
     retentionDays: env.retentionDays,
+    defaultTimeZone: env.defaultTimeZone,
   });
   const manager = new ControllerManager({
     kubeConfig: options.kubeConfig,
     pool: db.pool,
     recorder: new ExecutionRecorder(db.pool, logger, alerting.hook),
     alerts: alerting.api,
+    overruns: alerting.overruns,
     desired: desiredObjects({
       image: controllerEnv.image,
       reportUrl: controllerEnv.reportUrl,
@@ -89,6 +92,14 @@ export async function startController(options: {
     logger,
     resyncMs: controllerEnv.resyncSeconds * 1000,
     ...options.tuning,
+  });
+  // Runs this controller records (those that never reported) can suspend their jobs too.
+  alerting.onJobsSuspended((jobIds) => {
+    manager
+      .reconcileJobs(jobIds)
+      .catch((error) =>
+        logger.warn('could not reconcile suspended jobs; the resync will', { err: error, jobIds }),
+      );
   });
   const health = await serveHealth(manager, controllerEnv.healthPort);
   await manager.start();

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ALERT_EVENTS, type AlertEvent } from './execution';
+import { DESTINATION_EVENTS } from './alertEvents';
+import { type AlertPolicy, alertPolicySchema, isEmptyPolicy } from './alertPolicy';
 import { textSchema } from './text';
 import { strictObjectError } from './zodErrors';
 
@@ -46,13 +48,16 @@ export const emailAddressSchema = textSchema()
     z.email({ pattern: z.regexes.html5Email, error: 'must be an e-mail address such as ops@example.com' }),
   );
 
-/** A non-empty subset of the alert events, kept in the canonical order without repeats. */
+/**
+ * A non-empty subset of the alert events (the spec's and the policy's, alertEvents.ts), kept in the
+ * canonical order without repeats.
+ */
 export const alertEventsSchema = z
-  .array(z.enum(ALERT_EVENTS, { error: `must be one of ${ALERT_EVENTS.join(', ')}` }), {
-    error: `must be an array of events (${ALERT_EVENTS.join(', ')})`,
+  .array(z.enum(DESTINATION_EVENTS, { error: `must be one of ${DESTINATION_EVENTS.join(', ')}` }), {
+    error: `must be an array of events (${DESTINATION_EVENTS.join(', ')})`,
   })
   .min(1, { error: 'must name at least one event' })
-  .transform((events) => ALERT_EVENTS.filter((event) => events.includes(event)));
+  .transform((events) => DESTINATION_EVENTS.filter((event) => events.includes(event)));
 
 /**
  * The formats a webhook can be sent in. Left out, the format follows from the URL (spec section 6);
@@ -137,10 +142,20 @@ export const alertConfigSchema = z
         .array(emailDestinationSchema, { error: 'must be an array of { to, events }' })
         .max(MAX_EMAIL_ENTRIES, { error: `must have at most ${MAX_EMAIL_ENTRIES} entries` })
         .optional(),
+      // Optional and additive: without it (or with an empty one) alerts go as the spec says.
+      policy: alertPolicySchema.optional(),
     },
     { error: strictObjectError('request body must be a JSON object { "webhooks": [...], "emails": [...] }') },
   )
-  .transform(({ webhooks, emails }) => ({ webhooks: webhooks ?? [], emails: emails ?? [] }));
+  .transform(({ webhooks, emails, policy }) => {
+    const config: {
+      webhooks: NonNullable<typeof webhooks>;
+      emails: NonNullable<typeof emails>;
+      policy?: AlertPolicy;
+    } = { webhooks: webhooks ?? [], emails: emails ?? [] };
+    if (policy && !isEmptyPolicy(policy)) config.policy = policy;
+    return config;
+  });
 
 export type AlertConfig = z.output<typeof alertConfigSchema>;
 

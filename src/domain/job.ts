@@ -78,6 +78,8 @@ const READ_ONLY_JOB_FIELDS = [
   'lastStatus',
   'running',
   'scheduleDescription',
+  'suspendedReason',
+  'suspendedAt',
 ];
 
 export const jobInputSchema = z
@@ -103,13 +105,27 @@ export const jobInputSchema = z
 
 export type JobInput = z.output<typeof jobInputSchema>;
 
-/** A job as the service keeps it. */
+/**
+ * A job as the service keeps it. `enabled` says whether it fires on schedule: false while its
+ * alert policy holds it suspended (`suspendedReason`), whatever the person who switched it on said.
+ */
 export interface Job extends JobInput {
   id: number;
   createdAt: Date;
   updatedAt: Date;
   lastRun: Date | null;
   lastStatus: string | null;
+  /** Why the alert policy suspended the job after failing runs; null when it is not suspended. */
+  suspendedReason: string | null;
+  suspendedAt: Date | null;
+}
+
+/**
+ * Whether the people who manage the job want it on: what a cluster's `spec.suspend` says. A
+ * suspension only ever holds a job that was on, so a suspended job is one they want on.
+ */
+export function switchedOn(job: Pick<Job, 'enabled' | 'suspendedReason'>): boolean {
+  return job.enabled || job.suspendedReason !== null;
 }
 
 /** The time zone a job's schedule is read in: its own, else the service default, else UTC. */

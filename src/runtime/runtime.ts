@@ -21,6 +21,11 @@ export interface Runtime {
   /** A job was created, replaced or switched on or off. */
   jobSaved(job: Job): Promise<void>;
   jobDeleted(jobId: number): Promise<void>;
+  /**
+   * A job's alert policy suspended it, or a person resumed it (`job.enabled` says which): the
+   * runtime fires it, or stops firing it, accordingly. Called after the change has committed.
+   */
+  suspensionChanged(job: Job): Promise<void>;
   /** Starts a run outside the schedule without waiting for it; the next scheduled run is kept. */
   runNow(job: Job): Promise<void>;
   /** The scheduler was paused or resumed. */

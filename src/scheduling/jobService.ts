@@ -6,6 +6,7 @@ import type { RunningAttempt } from '../domain/execution';
 import { conflict, notFound } from '../domain/errors';
 import { effectiveTimeZone, type Job, type JobInput } from '../domain/job';
 import type { Runtime } from '../runtime/runtime';
+import { restartSuspensionCount } from '../store/alerts';
 import { isUniqueViolation, withTransaction } from '../store/database';
 import * as jobs from '../store/jobs';
 import { findRunningAttempt } from '../store/runningAttempts';
@@ -81,13 +82,23 @@ export class JobService {
     });
   }
 
+  /**
+   * The toggle. Switching a job on also ends a suspension by its alert policy (and its failures
+   * count toward the next one from zero); switching it off ends it too, the person's choice
+   * replacing the policy's.
+   */
   async setEnabled(id: number, enabled: boolean): Promise<JobView> {
+    let wasSuspended = false;
     const job = await this.writeAndTell(async (tx) => {
+      wasSuspended = (await jobs.findJob(tx, id))?.suspendedReason != null;
       const updated = await jobs.setJobEnabled(tx, id, enabled);
       if (!updated) throw notFound(`job ${id} not found`);
+      if (wasSuspended) await restartSuspensionCount(tx, id);
       await this.runtime.jobSaved(updated);
       return updated;
     });
+    // After the commit: what the runtime does next (a controller reconciling the CronJob) reads it.
+    if (wasSuspended) await this.runtime.suspensionChanged(job);
     return this.viewWithRun(job);
   }
 
@@ -95,11 +106,34 @@ export class JobService {
    * Starts a run now. A disabled job can be run by hand too: disabling only stops the schedule.
    * One run of a job at a time, as for fire times (a fire time during a run is `skipped`): a
    * second run while one is going (retries and their waits included) is refused, not started.
+   * Running a job that its alert policy suspended resumes it: a person is looking at it.
    */
   async runNow(id: number): Promise<Job> {
-    const job = await this.require(id);
+    const resumed = await withTransaction(this.pool, async (tx) => {
+      const job = await jobs.resumeSuspendedJob(tx, id);
+      if (job) await restartSuspensionCount(tx, id);
+      return job;
+    });
+    const job = resumed ?? (await this.require(id));
+    if (resumed) await this.runtime.suspensionChanged(resumed);
     await this.runtime.runNow(job);
     return job;
+  }
+
+  /**
+   * Tells the runtime of jobs that their alert policy suspended (already committed), so that they
+   * fire no more; each is told even when another could not be.
+   */
+  async suspensionsTaken(jobIds: readonly number[]): Promise<void> {
+    const failures: unknown[] = [];
+    for (const job of (await jobs.findJobs(this.pool, [...jobIds])).values()) {
+      try {
+        await this.runtime.suspensionChanged(job);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0) throw new AggregateError(failures, 'the runtime could not suspend every job');
   }
 
   /**

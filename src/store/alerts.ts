@@ -1,5 +1,6 @@
 import type { AlertConfig, WebhookFormat } from '../domain/alertConfig';
-import type { AlertEvent } from '../domain/execution';
+import type { DestinationEvent } from '../domain/alertEvents';
+import type { AlertPolicy, PolicyState } from '../domain/alertPolicy';
 import { prepared, type Queryable } from './database';
 
 /** Who wrote a job's alert configuration: the API, or the config file's shortcuts. */
@@ -12,11 +13,24 @@ interface AlertConfigRow {
   emails: AlertConfig['emails'];
   /** One per webhook, in order; null for an unsigned one (migration 015). */
   webhook_secrets: (string | null)[];
+  policy: AlertPolicy | null;
 }
 
-/** A stored webhook as readers see it: `signed: true` in place of its secret. */
-function withSignedFlags(webhooks: StoredWebhook[], secrets: (string | null)[]): StoredWebhook[] {
-  return webhooks.map((webhook, index) => (secrets[index] ? { ...webhook, signed: true } : webhook));
+/**
+ * A stored row as the domain has it: no `policy` key at all when there is none (spec's shape), and
+ * each webhook as `webhookOf` makes it from its stored entry and its secret.
+ */
+function configOf(
+  row: Partial<AlertConfigRow>,
+  webhookOf: (webhook: StoredWebhook, secret: string | null) => StoredWebhook,
+): AlertConfig {
+  const secrets = row.webhook_secrets ?? [];
+  const config: AlertConfig = {
+    webhooks: (row.webhooks ?? []).map((webhook, index) => webhookOf(webhook, secrets[index] ?? null)),
+    emails: row.emails ?? [],
+  };
+  if (row.policy) config.policy = row.policy;
+  return config;
 }
 
 /**
@@ -27,21 +41,15 @@ export async function findAlertConfigs(db: Queryable, jobIds: number[]): Promise
   if (jobIds.length === 0) return new Map();
   const { rows } = await db.query<AlertConfigRow & { job_id: number }>(
     prepared(
-      'find_alert_configs',
-      'SELECT job_id, webhooks, emails, webhook_secrets FROM alert_configs WHERE job_id = ANY ($1::int[])',
+      'find_alert_configs_with_policy',
+      'SELECT job_id, webhooks, emails, webhook_secrets, policy FROM alert_configs WHERE job_id = ANY ($1::int[])',
       [jobIds],
     ),
   );
   return new Map(
     rows.map((row) => [
       row.job_id,
-      {
-        webhooks: row.webhooks.map((webhook, index) => {
-          const secret = row.webhook_secrets[index];
-          return secret ? { ...webhook, secret } : webhook;
-        }),
-        emails: row.emails,
-      },
+      configOf(row, (webhook, secret) => (secret ? { ...webhook, secret } : webhook)),
     ]),
   );
 }
@@ -60,11 +68,19 @@ export async function saveAlertConfig(
   const webhooks = config.webhooks.map(({ secret: _secret, signed: _signed, ...webhook }) => webhook);
   const secrets = config.webhooks.map((webhook) => webhook.secret ?? null);
   const { rowCount } = await db.query(
-    `INSERT INTO alert_configs (job_id, webhooks, emails, source, updated_at, webhook_secrets)
-     SELECT id, $2, $3, $4, now(), $5 FROM jobs WHERE id = $1
+    `INSERT INTO alert_configs (job_id, webhooks, emails, policy, source, updated_at, webhook_secrets)
+     SELECT id, $2, $3, $5, $4, now(), $6 FROM jobs WHERE id = $1
      ON CONFLICT (job_id) DO UPDATE SET webhooks = EXCLUDED.webhooks, emails = EXCLUDED.emails,
-       source = EXCLUDED.source, updated_at = now(), webhook_secrets = EXCLUDED.webhook_secrets`,
-    [jobId, JSON.stringify(webhooks), JSON.stringify(config.emails), source, JSON.stringify(secrets)],
+       policy = EXCLUDED.policy, source = EXCLUDED.source, updated_at = now(),
+       webhook_secrets = EXCLUDED.webhook_secrets`,
+    [
+      jobId,
+      JSON.stringify(webhooks),
+      JSON.stringify(config.emails),
+      source,
+      config.policy ? JSON.stringify(config.policy) : null,
+      JSON.stringify(secrets),
+    ],
   );
   return (rowCount ?? 0) > 0;
 }
@@ -83,6 +99,12 @@ export async function deleteAlertConfig(
 
 type AlertChannel = 'webhook' | 'email';
 
+/**
+ * What becomes of a queued alert: `pending` until delivered (or failed); `muted` (a maintenance
+ * window) and `suppressed` (a policy threshold) are never sent, and kept as history with a note.
+ */
+export type NewAlertState = 'pending' | 'muted' | 'suppressed';
+
 /** How a webhook alert is sent, beyond its URL; e-mails have neither. */
 interface WebhookDelivery {
   /** The format its configuration names; null (or absent): from the URL. */
@@ -93,21 +115,33 @@ interface WebhookDelivery {
 
 export interface NewOutboxAlert extends WebhookDelivery {
   jobId: number;
-  executionId: number;
-  event: AlertEvent;
+  /** The execution the alert is about; null for an event that is not (an overrun on a cluster). */
+  executionId: number | null;
+  /**
+   * What the alert is about, e.g. `execution:42`, `recovered:42`, `overrun:run:<uid>`: one alert per
+   * subject and destination is ever queued, whatever records or raises it again.
+   */
+  subject: string;
+  event: DestinationEvent;
   channel: AlertChannel;
   /** The webhook URL, or the recipients joined by ", ". */
   destination: string;
   /** Everything the senders need, so the alert can be sent after the job is gone. */
   snapshot: unknown;
   createdAt: Date;
+  state: NewAlertState;
+  /** Why a muted or suppressed alert was not sent. */
+  note: string | null;
   /** Not sent before this (default: at once). */
   notBefore?: Date;
 }
 
+const OUTBOX_COLUMNS_PER_ROW = 13;
+
 /**
- * Queues alerts. The same execution, channel and destination is queued once, so an execution
- * recorded twice (a retried report) does not alert twice.
+ * Queues alerts. The same subject, channel and destination is queued once, so an execution
+ * recorded twice (a retried report) or a run looked at again after a restart does not alert twice.
+ * Muted and suppressed rows are finished at once (pruned like delivered ones).
  */
 export async function enqueueAlerts(db: Queryable, alerts: NewOutboxAlert[]): Promise<number> {
   if (alerts.length === 0) return 0;
@@ -116,22 +150,28 @@ export async function enqueueAlerts(db: Queryable, alerts: NewOutboxAlert[]): Pr
     values.push(
       alert.jobId,
       alert.executionId,
+      alert.subject,
       alert.event,
       alert.channel,
       alert.destination,
       JSON.stringify(alert.snapshot),
+      alert.state,
+      alert.note,
       alert.format ?? null,
-      alert.signingSecret ?? null,
+      // A muted or suppressed alert is finished at once: like a delivered one, it keeps no secret.
+      alert.state === 'pending' ? (alert.signingSecret ?? null) : null,
       alert.createdAt,
       alert.notBefore ?? alert.createdAt,
     );
-    const n = values.length;
-    return `(${Array.from({ length: 10 }, (_, i) => `$${n - 9 + i}`).join(', ')})`;
+    const at = (k: number) => `$${values.length - OUTBOX_COLUMNS_PER_ROW + k}`;
+    const columns = Array.from({ length: OUTBOX_COLUMNS_PER_ROW }, (_, k) => at(k + 1));
+    const [state, createdAt] = [at(8), at(12)];
+    return `(${columns.join(', ')}, CASE WHEN ${state} = 'pending' THEN NULL ELSE ${createdAt}::timestamptz END)`;
   });
   const { rowCount } = await db.query(
-    `INSERT INTO alert_outbox (job_id, execution_id, event, channel, destination, snapshot, format,
-       signing_secret, created_at, next_attempt_at)
-     VALUES ${tuples.join(', ')} ON CONFLICT (execution_id, channel, destination) DO NOTHING`,
+    `INSERT INTO alert_outbox (job_id, execution_id, subject, event, channel, destination, snapshot, state, note,
+       format, signing_secret, created_at, next_attempt_at, finished_at)
+     VALUES ${tuples.join(', ')} ON CONFLICT (subject, channel, destination) DO NOTHING`,
     values,
   );
   return rowCount ?? 0;
@@ -140,8 +180,8 @@ export async function enqueueAlerts(db: Queryable, alerts: NewOutboxAlert[]): Pr
 export interface OutboxAlert extends Required<WebhookDelivery> {
   id: number;
   jobId: number;
-  executionId: number;
-  event: AlertEvent;
+  executionId: number | null;
+  event: DestinationEvent;
   channel: AlertChannel;
   destination: string;
   snapshot: unknown;
@@ -153,8 +193,8 @@ export interface OutboxAlert extends Required<WebhookDelivery> {
 interface OutboxRow {
   id: string;
   job_id: number;
-  execution_id: string;
-  event: AlertEvent;
+  execution_id: string | null;
+  event: DestinationEvent;
   channel: AlertChannel;
   destination: string;
   snapshot: unknown;
@@ -189,7 +229,7 @@ export async function claimDueAlerts(
     .map((row) => ({
       id: Number(row.id),
       jobId: row.job_id,
-      executionId: Number(row.execution_id),
+      executionId: row.execution_id === null ? null : Number(row.execution_id),
       event: row.event,
       channel: row.channel,
       destination: row.destination,
@@ -277,15 +317,12 @@ export async function pruneFinishedAlerts(db: Queryable, cutoff: Date): Promise<
  */
 export async function readJobAlertConfig(db: Queryable, jobId: number): Promise<AlertConfig | null> {
   const { rows } = await db.query<Partial<AlertConfigRow>>(
-    `SELECT c.webhooks, c.emails, c.webhook_secrets
+    `SELECT c.webhooks, c.emails, c.webhook_secrets, c.policy
      FROM jobs j LEFT JOIN alert_configs c ON c.job_id = j.id WHERE j.id = $1`,
     [jobId],
   );
   if (!rows[0]) return null;
-  return {
-    webhooks: withSignedFlags(rows[0].webhooks ?? [], rows[0].webhook_secrets ?? []),
-    emails: rows[0].emails ?? [],
-  };
+  return configOf(rows[0], (webhook, secret) => (secret ? { ...webhook, signed: true } : webhook));
 }
 
 /**
@@ -319,4 +356,206 @@ export async function clearAlertConfig(db: Queryable, jobId: number): Promise<bo
     [jobId],
   );
   return rows[0]?.exists ?? false;
+}
+
+interface PolicyStateRow {
+  job_id: number;
+  consecutive_failures: number;
+  failures_toward_suspension: number;
+  failing_since: Date | null;
+  alerted_failure: boolean;
+  last_alert_at: Date | null;
+}
+
+/**
+ * The policy states of the given jobs, each row locked until the transaction ends (created when it
+ * is a job's first): two transactions recording the same job's runs (the controller and a pod's
+ * report) take their turns, and neither counts on a state the other is changing. Locked in id
+ * order, so two such transactions never wait on each other in a circle.
+ */
+export async function lockPolicyStates(tx: Queryable, jobIds: number[]): Promise<Map<number, PolicyState>> {
+  if (jobIds.length === 0) return new Map();
+  const { rows } = await tx.query<PolicyStateRow>(
+    prepared(
+      'lock_alert_policy_states',
+      `INSERT INTO alert_policy_state (job_id) SELECT id FROM unnest($1::int[]) AS id ORDER BY id
+       ON CONFLICT (job_id) DO UPDATE SET job_id = EXCLUDED.job_id
+       RETURNING job_id, consecutive_failures, failures_toward_suspension, failing_since, alerted_failure,
+         last_alert_at`,
+      [[...new Set(jobIds)].sort((a, b) => a - b)],
+    ),
+  );
+  return new Map(
+    rows.map((row) => [
+      row.job_id,
+      {
+        consecutiveFailures: row.consecutive_failures,
+        failuresTowardSuspension: row.failures_toward_suspension,
+        failingSince: row.failing_since,
+        alertedFailure: row.alerted_failure,
+        lastAlertAt: row.last_alert_at,
+      },
+    ]),
+  );
+}
+
+/** Writes the policy states of jobs locked by `lockPolicyStates` in the same transaction, in one statement. */
+export async function savePolicyStates(
+  tx: Queryable,
+  states: readonly { jobId: number; state: PolicyState }[],
+): Promise<void> {
+  if (states.length === 0) return;
+  const column = <T>(pick: (state: PolicyState) => T) => states.map((each) => pick(each.state));
+  await tx.query(
+    prepared(
+      'save_alert_policy_states',
+      `UPDATE alert_policy_state s SET consecutive_failures = v.consecutive_failures,
+         failures_toward_suspension = v.failures_toward_suspension, failing_since = v.failing_since,
+         alerted_failure = v.alerted_failure, last_alert_at = v.last_alert_at
+       FROM unnest($1::int[], $2::int[], $3::int[], $4::timestamptz[], $5::boolean[], $6::timestamptz[])
+         AS v(job_id, consecutive_failures, failures_toward_suspension, failing_since, alerted_failure,
+           last_alert_at)
+       WHERE s.job_id = v.job_id`,
+      [
+        states.map((each) => each.jobId),
+        column((state) => state.consecutiveFailures),
+        column((state) => state.failuresTowardSuspension),
+        column((state) => state.failingSince),
+        column((state) => state.alertedFailure),
+        column((state) => state.lastAlertAt),
+      ],
+    ),
+  );
+}
+
+/** A person resumed the suspended job: its failures count toward a suspension from zero again. */
+export async function restartSuspensionCount(db: Queryable, jobId: number): Promise<void> {
+  await db.query('UPDATE alert_policy_state SET failures_toward_suspension = 0 WHERE job_id = $1', [jobId]);
+}
+
+/** An attempt in progress whose run has gone on longer than its job's `maxDurationSeconds`. */
+export interface OverrunningAttempt {
+  jobId: number;
+  /** The running attempt. */
+  executionId: number;
+  attempt: number;
+  /** The run's first attempt: the run's subject is `execution:<its id>`. */
+  runExecutionId: number;
+  runStartedAt: Date;
+}
+
+/**
+ * Runs of this process's runtime (their attempts' rows say `running`) that have gone on past their
+ * job's `maxDurationSeconds` at `now`, and whose overrun (`overrun:execution:<first attempt>`) was
+ * not raised yet. A run began with its
+ * attempt 0: a retry's run is the latest attempt 0 of its job before it (one run at a time).
+ */
+export async function findOverrunningAttempts(db: Queryable, now: Date): Promise<OverrunningAttempt[]> {
+  const { rows } = await db.query<{
+    job_id: number;
+    execution_id: string;
+    attempt: number;
+    run_execution_id: string;
+    run_started_at: Date;
+  }>(
+    prepared(
+      'find_overrunning_attempts',
+      `SELECT e.job_id, e.id AS execution_id, e.attempt,
+              coalesce(first.id, e.id) AS run_execution_id, coalesce(first.started_at, e.started_at) AS run_started_at
+         FROM executions e
+         JOIN alert_configs c ON c.job_id = e.job_id AND c.policy ? 'maxDurationSeconds'
+         LEFT JOIN alert_policy_state s ON s.job_id = e.job_id
+         LEFT JOIN LATERAL (
+           SELECT f.id, f.started_at FROM executions f
+            WHERE e.attempt > 0 AND f.job_id = e.job_id AND f.attempt = 0 AND f.started_at <= e.started_at
+            ORDER BY f.started_at DESC, f.id DESC LIMIT 1) first ON true
+        WHERE e.status = 'running'
+          AND coalesce(first.started_at, e.started_at)
+              + (c.policy->>'maxDurationSeconds')::int * interval '1 second' <= $1
+          AND s.overrun_subject IS DISTINCT FROM 'overrun:execution:' || coalesce(first.id, e.id)`,
+      [now],
+    ),
+  );
+  return rows.map((row) => ({
+    jobId: row.job_id,
+    executionId: Number(row.execution_id),
+    attempt: row.attempt,
+    runExecutionId: Number(row.run_execution_id),
+    runStartedAt: row.run_started_at,
+  }));
+}
+
+/**
+ * Takes the overrun of one run for the transaction: true when no transaction took it before (this
+ * one raises it), false when one did. The job's row stays locked until the transaction ends.
+ */
+export async function claimOverrun(tx: Queryable, jobId: number, subject: string): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `INSERT INTO alert_policy_state (job_id, overrun_subject) VALUES ($1, $2)
+     ON CONFLICT (job_id) DO UPDATE SET overrun_subject = EXCLUDED.overrun_subject
+       WHERE alert_policy_state.overrun_subject IS DISTINCT FROM EXCLUDED.overrun_subject`,
+    [jobId, subject],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+type AlertState = NewAlertState | 'delivered' | 'failed';
+
+/** One alert of a job's history, as `GET /api/jobs/:id/alerts/history` shows it. */
+export interface AlertHistoryEntry {
+  id: number;
+  event: DestinationEvent;
+  /** The failure alert sent again while the job keeps failing (policy `repeatEverySeconds`). */
+  reminder: boolean;
+  channel: AlertChannel;
+  destination: string;
+  state: AlertState;
+  /** Why a muted or suppressed alert was not sent. */
+  note: string | null;
+  executionId: number | null;
+  attempts: number;
+  lastError: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+/** A job's alerts, newest first: sent, failing, and those its policy muted or suppressed. */
+export async function listJobAlerts(
+  db: Queryable,
+  jobId: number,
+  limit: number,
+): Promise<AlertHistoryEntry[]> {
+  const { rows } = await db.query<{
+    id: string;
+    event: DestinationEvent;
+    reminder: boolean;
+    channel: AlertChannel;
+    destination: string;
+    state: AlertState;
+    note: string | null;
+    execution_id: string | null;
+    attempts: number;
+    last_error: string | null;
+    created_at: Date;
+    finished_at: Date | null;
+  }>(
+    `SELECT id, event, coalesce((snapshot->>'reminder')::boolean, false) AS reminder, channel, destination,
+            state, note, execution_id, attempts, last_error, created_at, finished_at
+       FROM alert_outbox WHERE job_id = $1 ORDER BY id DESC LIMIT $2`,
+    [jobId, limit],
+  );
+  return rows.map((row) => ({
+    id: Number(row.id),
+    event: row.event,
+    reminder: row.reminder,
+    channel: row.channel,
+    destination: row.destination,
+    state: row.state,
+    note: row.note,
+    executionId: row.execution_id === null ? null : Number(row.execution_id),
+    attempts: row.attempts,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+  }));
 }

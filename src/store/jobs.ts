@@ -19,10 +19,12 @@ export interface JobRow {
   updated_at: Date;
   last_run_at: Date | null;
   last_status: string | null;
+  suspended_reason: string | null;
+  suspended_at: Date | null;
 }
 
 export const JOB_COLUMNS = `id, name, schedule, command, timeout_s, retry, description, tags, timezone, enabled,
-  created_at, updated_at, last_run_at, last_status`;
+  created_at, updated_at, last_run_at, last_status, suspended_reason, suspended_at`;
 
 export function toJob(row: JobRow): Job {
   return {
@@ -35,11 +37,14 @@ export function toJob(row: JobRow): Job {
     description: row.description,
     tags: row.tags,
     timezone: row.timezone,
-    enabled: row.enabled,
+    // The column says what people chose; a suspension by the alert policy holds the job off on top.
+    enabled: row.enabled && row.suspended_reason === null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     lastRun: row.last_run_at,
     lastStatus: row.last_status,
+    suspendedReason: row.suspended_reason,
+    suspendedAt: row.suspended_at,
   };
 }
 
@@ -154,7 +159,7 @@ export async function insertJob(db: Queryable, input: JobInput, source: JobSourc
 export async function updateJob(db: Queryable, id: number, input: JobInput): Promise<Job | null> {
   const { rows } = await db.query<JobRow>(
     `UPDATE jobs SET name = $2, schedule = $3, command = $4, timeout_s = $5, retry = $6, description = $7,
-       tags = $8, timezone = $9, enabled = $10, updated_at = now()
+       tags = $8, timezone = $9, enabled = $10, ${KEEP_SUSPENSION_IF('$10')}, updated_at = now()
      WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
     [id, ...jobValues(input).slice(0, 9)],
   );
@@ -175,7 +180,7 @@ export async function upsertJobByName(
      ON CONFLICT (name) DO UPDATE SET schedule = EXCLUDED.schedule, command = EXCLUDED.command,
        timeout_s = EXCLUDED.timeout_s, retry = EXCLUDED.retry, description = EXCLUDED.description,
        tags = EXCLUDED.tags, timezone = EXCLUDED.timezone, enabled = EXCLUDED.enabled,
-       source = EXCLUDED.source, updated_at = now()
+       ${KEEP_SUSPENSION_IF('EXCLUDED.enabled')}, source = EXCLUDED.source, updated_at = now()
      RETURNING ${JOB_COLUMNS}, (xmax = 0) AS inserted`,
     jobValues(input, 'config'),
   );
@@ -183,10 +188,50 @@ export async function upsertJobByName(
   return { job: toJob(row), created: row.inserted };
 }
 
+/**
+ * A suspension by the alert policy lasts while the job stays switched on: a write that switches it
+ * off ends it (the person's choice says it all). `enabled` is the SQL of the new value.
+ */
+export const KEEP_SUSPENSION_IF = (enabled: string) =>
+  `suspended_reason = CASE WHEN ${enabled} THEN jobs.suspended_reason END,
+   suspended_at = CASE WHEN ${enabled} THEN jobs.suspended_at END`;
+
+/** The toggle: a person switching the job on or off also ends a suspension by the alert policy. */
 export async function setJobEnabled(db: Queryable, id: number, enabled: boolean): Promise<Job | null> {
   const { rows } = await db.query<JobRow>(
-    `UPDATE jobs SET enabled = $2, updated_at = now() WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
+    `UPDATE jobs SET enabled = $2, suspended_reason = NULL, suspended_at = NULL, updated_at = now()
+     WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
     [id, enabled],
+  );
+  return rows[0] ? toJob(rows[0]) : null;
+}
+
+/**
+ * Suspends jobs after failing runs (the alert policy), each with its reason. Only a job that is
+ * switched on and not suspended yet is: the ids answered are those this write suspended.
+ */
+export async function suspendJobs(
+  db: Queryable,
+  suspensions: readonly { jobId: number; reason: string }[],
+  at: Date,
+): Promise<number[]> {
+  if (suspensions.length === 0) return [];
+  const { rows } = await db.query<{ id: number }>(
+    `UPDATE jobs j SET suspended_reason = s.reason, suspended_at = $3
+       FROM unnest($1::int[], $2::text[]) AS s(job_id, reason)
+      WHERE j.id = s.job_id AND j.enabled AND j.suspended_reason IS NULL
+     RETURNING j.id`,
+    [suspensions.map((each) => each.jobId), suspensions.map((each) => each.reason), at],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Ends a job's suspension (someone ran it by hand): the job resumed, or null when it was not suspended. */
+export async function resumeSuspendedJob(db: Queryable, id: number): Promise<Job | null> {
+  const { rows } = await db.query<JobRow>(
+    `UPDATE jobs SET suspended_reason = NULL, suspended_at = NULL
+      WHERE id = $1 AND suspended_reason IS NOT NULL RETURNING ${JOB_COLUMNS}`,
+    [id],
   );
   return rows[0] ? toJob(rows[0]) : null;
 }
@@ -198,7 +243,8 @@ export async function deleteJob(db: Queryable, id: number): Promise<boolean> {
 
 export async function countJobs(db: Queryable): Promise<{ total: number; enabled: number }> {
   const { rows } = await db.query<{ total: number; enabled: number }>(
-    'SELECT count(*)::int AS total, (count(*) FILTER (WHERE enabled))::int AS enabled FROM jobs',
+    `SELECT count(*)::int AS total,
+       (count(*) FILTER (WHERE enabled AND suspended_reason IS NULL))::int AS enabled FROM jobs`,
   );
   return rows[0]!;
 }

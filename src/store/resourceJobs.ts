@@ -1,6 +1,6 @@
 import type { Job, JobInput } from '../domain/job';
 import type { Queryable } from './database';
-import { JOB_COLUMNS, type JobRow, jobValues, toJob } from './jobs';
+import { JOB_COLUMNS, type JobRow, jobValues, KEEP_SUSPENSION_IF, toJob } from './jobs';
 
 /** A ScheduledJob, as the controller names it. */
 export interface ResourceRef {
@@ -25,7 +25,8 @@ export async function upsertJobForResource(
   if (adoptId !== null) {
     const { rows } = await db.query<JobRow>(
       `UPDATE jobs SET name = $1, schedule = $2, command = $3, timeout_s = $4, retry = $5, description = $6,
-         tags = $7, timezone = $8, enabled = $9, source = $10, resource_namespace = $11, resource_name = $12,
+         tags = $7, timezone = $8, enabled = $9, ${KEEP_SUSPENSION_IF('$9::boolean')}, source = $10,
+         resource_namespace = $11, resource_name = $12,
          resource_uid = $13, updated_at = CASE WHEN ${CHANGED} THEN now() ELSE updated_at END
        WHERE id = $14 AND (resource_name IS NULL OR (resource_namespace = $11 AND resource_name = $12))
        RETURNING ${JOB_COLUMNS}`,
@@ -40,7 +41,8 @@ export async function upsertJobForResource(
      ON CONFLICT (resource_namespace, resource_name) DO UPDATE SET name = EXCLUDED.name,
        schedule = EXCLUDED.schedule, command = EXCLUDED.command, timeout_s = EXCLUDED.timeout_s,
        retry = EXCLUDED.retry, description = EXCLUDED.description, tags = EXCLUDED.tags,
-       timezone = EXCLUDED.timezone, enabled = EXCLUDED.enabled, resource_uid = EXCLUDED.resource_uid,
+       timezone = EXCLUDED.timezone, enabled = EXCLUDED.enabled, ${KEEP_SUSPENSION_IF('EXCLUDED.enabled')},
+       resource_uid = EXCLUDED.resource_uid,
        updated_at = CASE WHEN ${CHANGED_EXCLUDED} THEN now() ELSE jobs.updated_at END
      RETURNING ${JOB_COLUMNS}, (xmax = 0) AS inserted`,
     values,

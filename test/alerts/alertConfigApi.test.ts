@@ -101,7 +101,7 @@ describe('GET|PUT|DELETE /api/jobs/:id/alerts', () => {
     [
       'an unknown event',
       { webhooks: [{ url: 'https://x.io', events: ['failed', 'skipped'] }] },
-      /^webhooks\.0\.events\.1: must be one of success, failed, timeout$/,
+      /^webhooks\.0\.events\.1: must be one of success, failed, timeout, recovered, overrun, tooFast, suspended$/,
     ],
     [
       'events that are not a list',
@@ -180,6 +180,141 @@ describe('GET|PUT|DELETE /api/jobs/:id/alerts', () => {
       expect((await service.request('GET', `/api/jobs/${jobId}/alerts`)).body).toEqual(stored);
     },
   );
+
+  const withPolicy = (policy: unknown) => ({ webhooks: [], policy });
+  const badPolicies: [string, unknown, string][] = [
+    [
+      'a policy that is not an object',
+      withPolicy([3]),
+      'policy: must be an object { afterConsecutiveFailures',
+    ],
+    ['an unknown policy key', withPolicy({ afterFailures: 3 }), 'policy: unknown field afterFailures'],
+    [
+      'a threshold of 0',
+      withPolicy({ afterConsecutiveFailures: 0 }),
+      'policy.afterConsecutiveFailures: must be at least 1',
+    ],
+    [
+      'a fractional threshold',
+      withPolicy({ suspendAfterFailures: 1.5 }),
+      'policy.suspendAfterFailures: must be a whole number',
+    ],
+    [
+      'a threshold as a string',
+      withPolicy({ suspendAfterFailures: '3' }),
+      'policy.suspendAfterFailures: must be a number of failed runs',
+    ],
+    [
+      'a huge threshold',
+      withPolicy({ afterConsecutiveFailures: 1001 }),
+      'policy.afterConsecutiveFailures: must be at most 1000',
+    ],
+    ['recovery as a string', withPolicy({ recovery: 'yes' }), 'policy.recovery: must be true or false'],
+    [
+      'a reminder every 10 s',
+      withPolicy({ repeatEverySeconds: 10 }),
+      'policy.repeatEverySeconds: must be at least 60',
+    ],
+    [
+      'a negative limit',
+      withPolicy({ maxDurationSeconds: -1 }),
+      'policy.maxDurationSeconds: must be at least 1',
+    ],
+    [
+      'a minimum above the maximum',
+      withPolicy({ minDurationSeconds: 600, maxDurationSeconds: 60 }),
+      'policy.minDurationSeconds: must be less than maxDurationSeconds',
+    ],
+    [
+      'maintenance that is not a list',
+      withPolicy({ maintenance: { schedule: '0 2 * * *', durationSeconds: 60 } }),
+      'policy.maintenance: must be an array of { schedule, durationSeconds, timezone }',
+    ],
+    [
+      'a window with a bad schedule',
+      withPolicy({ maintenance: [{ schedule: '61 2 * * *', durationSeconds: 600 }] }),
+      'policy.maintenance.0.schedule: ',
+    ],
+    [
+      'a window that never opens',
+      withPolicy({ maintenance: [{ schedule: '0 0 30 2 *', durationSeconds: 600 }] }),
+      'policy.maintenance.0.schedule: day-of-month and month never meet',
+    ],
+    [
+      'a window in an unknown zone',
+      withPolicy({
+        maintenance: [{ schedule: '0 2 * * *', durationSeconds: 600, timezone: 'Mars/Olympus' }],
+      }),
+      'policy.maintenance.0.timezone: must be an IANA time zone name',
+    ],
+    [
+      'a window without a duration',
+      withPolicy({ maintenance: [{ schedule: '0 2 * * *' }] }),
+      'policy.maintenance.0.durationSeconds: must be a number of seconds',
+    ],
+    [
+      'a window longer than a week',
+      withPolicy({ maintenance: [{ schedule: '0 2 * * *', durationSeconds: 604801 }] }),
+      'policy.maintenance.0.durationSeconds: must be at most 604800',
+    ],
+    [
+      'an unknown window key',
+      withPolicy({ maintenance: [{ schedule: '0 2 * * *', durationSeconds: 600, zone: 'UTC' }] }),
+      'policy.maintenance.0: unknown field zone',
+    ],
+    [
+      '21 windows',
+      withPolicy({ maintenance: tooMany(21, () => ({ schedule: '0 2 * * *', durationSeconds: 600 })) }),
+      'policy.maintenance: must have at most 20 windows',
+    ],
+  ];
+
+  it.each(badPolicies)(
+    'rejects %s with 400 naming the field, and keeps the previous configuration and policy',
+    async (_, body, message) => {
+      const before = { ...valid, policy: { afterConsecutiveFailures: 2, recovery: true } };
+      expect((await service.request('PUT', `/api/jobs/${jobId}/alerts`, before)).status).toBe(200);
+      const put = await service.request('PUT', `/api/jobs/${jobId}/alerts`, body);
+      expect(put.status).toBe(400);
+      expect(put.body.error.startsWith(message)).toBe(true);
+      expect((await service.request('GET', `/api/jobs/${jobId}/alerts`)).body).toEqual({
+        ...stored,
+        policy: { afterConsecutiveFailures: 2, recovery: true },
+      });
+    },
+  );
+
+  it('stores a policy, returns it, and drops an empty one', async () => {
+    const policy = {
+      afterConsecutiveFailures: 3,
+      recovery: true,
+      repeatEverySeconds: 3600,
+      maintenance: [{ schedule: '30 23 * * 6', durationSeconds: 7200, timezone: 'Europe/Berlin' }],
+      maxDurationSeconds: 1800,
+      minDurationSeconds: 5,
+      suspendAfterFailures: 10,
+    };
+    const put = await service.request('PUT', `/api/jobs/${jobId}/alerts`, { ...valid, policy });
+    expect(put.body).toEqual({ ...stored, policy });
+    expect((await service.request('GET', `/api/jobs/${jobId}/alerts`)).body).toEqual({ ...stored, policy });
+    // A policy alone (no destinations) is a configuration too: it can suspend the job.
+    await service.request('PUT', `/api/jobs/${jobId}/alerts`, { policy: { suspendAfterFailures: 2 } });
+    expect((await service.request('GET', `/api/jobs/${jobId}/alerts`)).body).toEqual({
+      webhooks: [],
+      emails: [],
+      policy: { suspendAfterFailures: 2 },
+    });
+    await service.request('PUT', `/api/jobs/${jobId}/alerts`, { ...valid, policy: {} });
+    expect((await service.request('GET', `/api/jobs/${jobId}/alerts`)).body).toEqual(stored);
+  });
+
+  it('lists a job’s alert history, and refuses a bad limit or an unknown job', async () => {
+    expect((await service.request('GET', `/api/jobs/${jobId}/alerts/history`)).body).toEqual([]);
+    const bad = await service.request('GET', `/api/jobs/${jobId}/alerts/history?limit=0`);
+    expect([bad.status, bad.body]).toEqual([400, { error: 'limit: must be a whole number from 1 to 500' }]);
+    const missing = await service.request('GET', '/api/jobs/999999/alerts/history');
+    expect([missing.status, missing.body]).toEqual([404, { error: 'job 999999 not found' }]);
+  });
 
   it('rejects a PUT without a JSON body', async () => {
     const put = await service.request('PUT', `/api/jobs/${jobId}/alerts`);

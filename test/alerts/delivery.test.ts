@@ -288,11 +288,14 @@ describe('the outbox worker', () => {
       Array.from({ length: count }, (_, i) => ({
         jobId: 1,
         executionId: i + 1,
+        subject: `execution:${i + 1}`,
         event: 'failed' as const,
         channel: 'webhook' as const,
         destination: 'http://127.0.0.1:9/x',
         snapshot: { job: { name: 'j' } },
         createdAt: new Date(),
+        state: 'pending' as const,
+        note: null,
       })),
     );
 

@@ -73,6 +73,49 @@ describe('config-file alert shortcuts', () => {
   });
 });
 
+describe('a config-file job’s alert_policy', () => {
+  it('is the job’s policy, beside its shortcuts, and a policy alone is a configuration', () => {
+    expect(
+      alertConfigFromShortcuts({
+        on_failure: 'https://x.io/h',
+        alert_policy: { afterConsecutiveFailures: 3, recovery: true },
+      }),
+    ).toEqual({
+      webhooks: [{ url: 'https://x.io/h', events: ['failed', 'timeout'] }],
+      emails: [],
+      policy: { afterConsecutiveFailures: 3, recovery: true },
+    });
+    expect(alertConfigFromShortcuts({ alert_policy: { suspendAfterFailures: 5 } })).toEqual({
+      webhooks: [],
+      emails: [],
+      policy: { suspendAfterFailures: 5 },
+    });
+    expect(alertConfigFromShortcuts({ alert_policy: {} })).toBeNull();
+  });
+
+  it('refuses a bad policy naming the job and the key, so the file is not applied', () => {
+    const file = (policy: string) => `jobs:
+  - { name: nightly, schedule: "0 2 * * *", command: "true", alert_policy: ${policy} }
+`;
+    expect(() => parseJobsFile(file('{ afterConsecutiveFailures: 0 }'), 'jobs.yaml')).toThrow(
+      'jobs.yaml: job "nightly": alert_policy.afterConsecutiveFailures: must be at least 1',
+    );
+    expect(() =>
+      parseJobsFile(
+        file('{ maintenance: [{ schedule: "0 2 * * *", durationSeconds: 60, timezone: Nowhere }] }'),
+        'jobs.yaml',
+      ),
+    ).toThrow(
+      'jobs.yaml: job "nightly": alert_policy.maintenance.0.timezone: must be an IANA time zone name',
+    );
+    expect(() => parseJobsFile(file('{ recover: true }'), 'jobs.yaml')).toThrow(
+      'jobs.yaml: job "nightly": alert_policy: unknown field recover',
+    );
+    const [declared] = parseJobsFile(file('{ recovery: true }'), 'jobs.yaml');
+    expect(declared!.input).not.toHaveProperty('alert_policy');
+  });
+});
+
 describe('config-file alert shortcuts in a running service', () => {
   let receiver: Receiver;
   let smtp: TestSmtpServer;
@@ -156,6 +199,35 @@ describe('config-file alert shortcuts in a running service', () => {
         'a@example.com,b@example.com [service] ✓ report succeeded',
         'ops@example.com,dba@example.com [service] ✗ backup failed',
       ]);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('carry the policy to the API, and a restart with the same file keeps the streak', async () => {
+    const text = `jobs:
+  - name: flaky
+    schedule: "0 2 * * *"
+    command: "exit 1"
+    on_failure: ${receiver.url}/flaky
+    alert_policy: { afterConsecutiveFailures: 2 }
+`;
+    let service = await start(text);
+    const id = (await service.request('GET', '/api/jobs')).body[0].id as number;
+    expect((await service.request('GET', `/api/jobs/${id}/alerts`)).body).toEqual({
+      webhooks: [{ url: `${receiver.url}/flaky`, events: ['failed', 'timeout'] }],
+      emails: [],
+      policy: { afterConsecutiveFailures: 2 },
+    });
+    await service.request('POST', `/api/jobs/${id}/run`);
+    await service.local.idle();
+    await service.stop();
+    service = await start(text);
+    try {
+      await service.request('POST', `/api/jobs/${id}/run`);
+      await service.local.idle();
+      await eventually(async () => receiver.to('/flaky').length === 1);
+      expect(receiver.to('/flaky')[0]!.json).toMatchObject({ event: 'failed', consecutiveFailures: 2 });
     } finally {
       await service.stop();
     }

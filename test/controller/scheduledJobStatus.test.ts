@@ -194,3 +194,60 @@ describe('desiredStatus', () => {
     expect(scheduledJobStatusSchema.safeParse(status).success).toBe(true);
   });
 });
+
+describe('the Suspended condition', () => {
+  const ready = { ready: true, reason: 'Reconciled', message: 'ok' };
+  const observed = {
+    jobId: 7,
+    nextRun: null,
+    lastRun: null,
+    lastStatus: 'failed' as const,
+    lastFailure: null,
+  };
+  const reason = 'suspended after 3 failed runs in a row (suspendAfterFailures: 3)';
+  const suspendedOf = (status: ReturnType<typeof desiredStatus>) =>
+    status.conditions?.find((condition) => condition.type === 'Suspended');
+
+  it('is absent on a job its policy never suspended, True while suspended, False once resumed', () => {
+    const at = new Date('2026-11-23T10:00:00Z');
+    const plain = desiredStatus(scheduledJob({}), { ...observed, suspendedReason: null }, ready, at);
+    expect(suspendedOf(plain)).toBeUndefined();
+
+    const suspended = desiredStatus(scheduledJob({}), { ...observed, suspendedReason: reason }, ready, at);
+    expect(suspendedOf(suspended)).toEqual({
+      type: 'Suspended',
+      status: 'True',
+      observedGeneration: 3,
+      lastTransitionTime: '2026-11-23T10:00:00Z',
+      reason: 'TooManyFailures',
+      message: reason,
+    });
+    // The Ready condition stays first and unchanged: the CronJob is in place, suspended.
+    expect(suspended.conditions![0]).toMatchObject({ type: 'Ready', status: 'True' });
+
+    const later = new Date('2026-11-23T12:00:00Z');
+    const resumed = desiredStatus(
+      { ...scheduledJob({}), status: suspended },
+      { ...observed, suspendedReason: null },
+      ready,
+      later,
+    );
+    expect(suspendedOf(resumed)).toMatchObject({
+      status: 'False',
+      reason: 'Resumed',
+      lastTransitionTime: '2026-11-23T12:00:00Z',
+    });
+  });
+
+  it('refuses a ScheduledJob whose alertPolicy the domain refuses, naming the field', () => {
+    const bad = scheduledJob({
+      alertPolicy: { maintenance: [{ schedule: '0 0 30 2 *', durationSeconds: 600 }] },
+    });
+    expect(jobInputOfScheduledJob(bad, 'crondeck')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(
+        /^spec\.alertPolicy\.maintenance\.0\.schedule: day-of-month and month never meet/,
+      ),
+    });
+  });
+});

@@ -37,6 +37,8 @@ describe('jobs API', () => {
       lastRun: null,
       lastStatus: null,
       running: null,
+      suspendedReason: null,
+      suspendedAt: null,
     });
   });
 

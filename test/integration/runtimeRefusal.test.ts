@@ -18,6 +18,7 @@ function refusingWhenAsked(state: { refusing: boolean }) {
       jobSaved: guard((job) => inner.jobSaved(job)),
       jobDeleted: guard((id) => inner.jobDeleted(id)),
       runNow: guard((job) => inner.runNow(job)),
+      suspensionChanged: guard((job) => inner.suspensionChanged(job)),
       schedulerChanged: guard((s) => inner.schedulerChanged(s)),
     };
   };

@@ -126,8 +126,13 @@ export function recentYearlyFire(): { schedule: string; firedAt: (minutesLater?:
 }
 
 /** `crondeck serve` with SERVICE_RUNTIME=kubernetes: the REST API writes the cluster. */
-export function serveOnCluster(db: Database, kc: Parameters<typeof startService>[0]['kubeConfig']) {
+export function serveOnCluster(
+  db: Database,
+  kc: Parameters<typeof startService>[0]['kubeConfig'],
+  alerting?: Parameters<typeof startService>[0]['alerting'],
+) {
   return startService({
+    alerting,
     env: readEnvironment({
       PORT: '0',
       SERVICE_RUNTIME: 'kubernetes',

@@ -153,7 +153,16 @@ function apiJob(id: number): Job {
     tags: ['reports'],
   });
   const at = new Date('2026-11-20T06:00:00Z');
-  return { ...input, id, createdAt: at, updatedAt: at, lastRun: at, lastStatus: 'success' };
+  return {
+    ...input,
+    id,
+    createdAt: at,
+    updatedAt: at,
+    lastRun: at,
+    lastStatus: 'success',
+    suspendedReason: null,
+    suspendedAt: null,
+  };
 }
 
 /** A dry-run write whose refusal the proxy records: it does not keep the others from being sent. */

@@ -1,13 +1,17 @@
 import type { AlertSnapshot } from '../alertSnapshot';
 import {
   escapeWithin,
-  formatDuration,
+  type Fact,
   headline,
   hintLine,
+  policyFacts,
   reasonLine,
+  runFacts,
   separateBackticks,
+  showsOutputBlock,
   shownOutput,
-  succeeded,
+  type Tone,
+  toneOf,
 } from './presentation';
 
 /** Discord's documented embed limits, in characters. */
@@ -19,8 +23,7 @@ export const DISCORD_LIMITS = {
   total: 6000,
 };
 
-const GREEN = 0x2eb886;
-const RED = 0xe01e5a;
+const COLOURS: Record<Tone, number> = { good: 0x2eb886, bad: 0xe01e5a, warning: 0xecb22e };
 
 /**
  * Discord's markdown honours a backslash before any punctuation. Escaping the characters that
@@ -52,35 +55,40 @@ function codeBlock(label: string, text: string, max: number): string {
   );
 }
 
+function factField(fact: Fact) {
+  return {
+    name: fact.label,
+    value: fact.code
+      ? inlineCode(fact.value)
+      : escapeWithin(fact.value, DISCORD_LIMITS.fieldValue, escapeDiscord),
+    inline: true,
+  };
+}
+
 /**
- * An embed message: coloured embed (green success, red failure), inline fields schedule, duration,
- * exit code and attempt, and stderr on failure. `allowed_mentions` with nothing to parse is
- * Discord's own guarantee that the message pings no one, whatever it contains.
+ * An embed message: coloured embed (green success, red failure, amber for a warning of the alert
+ * policy), inline fields schedule, duration, exit code and attempt (what the policy adds after
+ * them), the reason and what to try where there is one, and stderr on failure. `allowed_mentions` with nothing to parse is Discord's own guarantee
+ * that the message pings no one, whatever it contains.
  */
 export function discordMessage(snapshot: AlertSnapshot) {
-  const { execution, job } = snapshot;
   const title = escapeWithin(headline(snapshot), DISCORD_LIMITS.title, escapeDiscord);
-  const fields = [
-    { name: 'Schedule', value: inlineCode(job.schedule), inline: true },
-    { name: 'Duration', value: formatDuration(execution.durationMs), inline: true },
-    { name: 'Exit code', value: String(execution.exitCode), inline: true },
-    { name: 'Attempt', value: String(execution.attempt), inline: true },
-  ];
+  const fields = [...runFacts(snapshot), ...policyFacts(snapshot)].map(factField);
   const reason = reasonLine(snapshot);
   const hint = hintLine(snapshot);
   if (reason) fields.push({ name: 'Reason', value: fieldText(reason), inline: false });
   if (reason && hint) fields.push({ name: 'Try', value: fieldText(hint), inline: false });
   const embed: Record<string, unknown> = {
     title,
-    color: succeeded(snapshot) ? GREEN : RED,
+    color: COLOURS[toneOf(snapshot)],
     fields,
-    timestamp: execution.finishedAt,
+    timestamp: snapshot.execution?.finishedAt ?? snapshot.timestamp,
   };
-  if (!succeeded(snapshot)) {
+  const output = shownOutput(snapshot);
+  if (output && showsOutputBlock(snapshot)) {
     // The 6000-character budget covers the whole embed: the description gets what the rest leaves.
     const used = title.length + fields.reduce((sum, f) => sum + f.name.length + f.value.length, 0);
     const room = Math.min(DISCORD_LIMITS.description, DISCORD_LIMITS.total - used);
-    const output = shownOutput(snapshot);
     embed.description = codeBlock(output.stream, output.text, room);
   }
   return { embeds: [embed], allowed_mentions: { parse: [] } };

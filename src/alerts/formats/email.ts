@@ -1,5 +1,5 @@
 import { OUTPUT_TAIL_CHARACTERS, type AlertSnapshot } from '../alertSnapshot';
-import { formatDuration, hintLine, reasonLine, shownOutput, succeeded } from './presentation';
+import { formatDuration, hintLine, policyFacts, reasonLine, shownOutput } from './presentation';
 
 export interface EmailContent {
   subject: string;
@@ -17,37 +17,80 @@ function escapeHtml(text: string): string {
 }
 
 /**
- * The e-mail of spec section 6. The subject has exactly two forms, so a timeout reads "failed"
- * (the body's status line says which). The body lists job name, schedule, start time, duration,
- * exit code, attempt, why it ended so and what to try (where there is a reason), and the last 500 characters of stderr (failure) or stdout (success), as
- * plain text with an escaped HTML alternative.
+ * The subject: the spec's two forms for its events (so a timeout, and a reminder, read "failed";
+ * the body's status line says which), and one per event of the alert policy.
  */
-export function emailMessage(snapshot: AlertSnapshot): EmailContent {
-  const { job, execution } = snapshot;
-  const subject = headerSafe(
-    succeeded(snapshot) ? `[service] ✓ ${job.name} succeeded` : `[service] ✗ ${job.name} failed`,
-  );
-  const rows: [string, string][] = [
-    ['Job', job.name],
-    ['Status', execution.status],
-    ['Schedule', job.schedule],
-    ['Started', execution.startedAt],
-    ['Duration', durationText(execution.durationMs)],
-    ['Exit code', String(execution.exitCode)],
-    ['Attempt', String(execution.attempt)],
-  ];
+function subjectOf(snapshot: AlertSnapshot): string {
+  const name = snapshot.job.name;
+  switch (snapshot.event) {
+    case 'success':
+      return `[service] ✓ ${name} succeeded`;
+    case 'recovered':
+      return `[service] ↻ ${name} recovered`;
+    case 'overrun':
+      return `[service] ⏱ ${name} running too long`;
+    case 'tooFast':
+      return `[service] ⚡ ${name} finished suspiciously fast`;
+    case 'suspended':
+      return `[service] ⏸ ${name} suspended`;
+    default:
+      return `[service] ✗ ${name} failed`;
+  }
+}
+
+/**
+ * The table of the body: the spec's facts of the run, or of a run still going, then the policy's,
+ * then why the run ended so and what to try (where there is a reason).
+ */
+function rowsOf(snapshot: AlertSnapshot): [string, string][] {
+  const { job, execution, run } = snapshot;
+  const rows: [string, string][] = [['Job', job.name]];
+  if (execution) {
+    rows.push(
+      ['Status', execution.status],
+      ['Schedule', job.schedule],
+      ['Started', execution.startedAt],
+      ['Duration', durationText(execution.durationMs)],
+      ['Exit code', String(execution.exitCode)],
+      ['Attempt', String(execution.attempt)],
+    );
+  } else {
+    rows.push(['Status', 'running'], ['Schedule', job.schedule]);
+    if (run) {
+      rows.push(
+        ['Started', run.startedAt],
+        ['Running for', durationText(run.runningForMs)],
+        ['Limit', durationText(run.maxDurationSeconds * 1000)],
+      );
+      if (run.attempt !== undefined) rows.push(['Attempt', String(run.attempt)]);
+    }
+  }
+  for (const fact of policyFacts(snapshot)) {
+    // An overrun's start is the "Started" row above already.
+    if (fact.label !== 'Running since') rows.push([fact.label, fact.value]);
+  }
   const reason = reasonLine(snapshot);
   const hint = hintLine(snapshot);
   if (reason) rows.push(['Reason', reason]);
   if (reason && hint) rows.push(['Try', hint]);
+  return rows;
+}
+
+/**
+ * The e-mail of spec section 6. The body lists job name, schedule, start time, duration, exit
+ * code, attempt and the last 500 characters of stderr (failure) or stdout (success), as plain text
+ * with an escaped HTML alternative; what the alert policy adds, and why the run ended so and what
+ * to try, come after the spec's lines.
+ */
+export function emailMessage(snapshot: AlertSnapshot): EmailContent {
+  const subject = headerSafe(subjectOf(snapshot));
+  const rows = rowsOf(snapshot);
   const output = shownOutput(snapshot);
-  const outputTitle = `Last ${OUTPUT_TAIL_CHARACTERS} characters of ${output.stream}:`;
-  const shown = output.text.length > 0 ? output.text : '(empty)';
+  const outputTitle = output ? `Last ${OUTPUT_TAIL_CHARACTERS} characters of ${output.stream}:` : null;
+  const shown = output ? (output.text.length > 0 ? output.text : '(empty)') : '';
   const text = [
     ...rows.map(([label, value]) => `${label}: ${value}`),
-    '',
-    outputTitle,
-    shown.endsWith('\n') ? shown : `${shown}\n`,
+    ...(outputTitle ? ['', outputTitle, shown.endsWith('\n') ? shown : `${shown}\n`] : ['']),
   ].join('\n');
   const html = [
     '<!doctype html><html><body>',
@@ -57,8 +100,7 @@ export function emailMessage(snapshot: AlertSnapshot): EmailContent {
       ([label, value]) => `<tr><th align="left">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`,
     ),
     '</table>',
-    `<p>${escapeHtml(outputTitle)}</p>`,
-    `<pre>${escapeHtml(shown)}</pre>`,
+    ...(outputTitle ? [`<p>${escapeHtml(outputTitle)}</p>`, `<pre>${escapeHtml(shown)}</pre>`] : []),
     '</body></html>',
   ].join('\n');
   return { subject, text, html };

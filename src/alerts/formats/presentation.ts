@@ -2,20 +2,48 @@ import type { AlertSnapshot } from '../alertSnapshot';
 
 /** The wording the human-facing formats share, so a chat message and an e-mail say the same thing. */
 
-export function succeeded(snapshot: AlertSnapshot): boolean {
-  return snapshot.event === 'success';
+/** How an alert reads at a glance: good news (green), bad news (red), or a warning (amber). */
+export type Tone = 'good' | 'bad' | 'warning';
+
+export function toneOf(snapshot: AlertSnapshot): Tone {
+  switch (snapshot.event) {
+    case 'success':
+    case 'recovered':
+      return 'good';
+    case 'overrun':
+    case 'tooFast':
+      return 'warning';
+    default:
+      return 'bad';
+  }
 }
 
-/** "✓ backup succeeded", "✗ backup failed", "✗ backup timed out". */
+function succeeded(snapshot: AlertSnapshot): boolean {
+  return toneOf(snapshot) === 'good';
+}
+
+/**
+ * "✓ backup succeeded", "✗ backup failed", "✗ backup timed out", and the alert policy's events:
+ * "↻ backup recovered", "⏱ backup still running after 2 h 5 min", "⚡ backup finished suspiciously
+ * fast", "⏸ backup suspended"; a reminder says "✗ backup still failing".
+ */
 export function headline(snapshot: AlertSnapshot): string {
   const name = snapshot.job.name;
   switch (snapshot.event) {
     case 'success':
       return `✓ ${name} succeeded`;
+    case 'recovered':
+      return `↻ ${name} recovered`;
+    case 'overrun':
+      return `⏱ ${name} still running after ${formatDuration(snapshot.run?.runningForMs ?? 0)}`;
+    case 'tooFast':
+      return `⚡ ${name} finished suspiciously fast`;
+    case 'suspended':
+      return `⏸ ${name} suspended`;
     case 'timeout':
-      return `✗ ${name} timed out`;
+      return snapshot.reminder ? `✗ ${name} still timing out` : `✗ ${name} timed out`;
     default:
-      return `✗ ${name} failed`;
+      return snapshot.reminder ? `✗ ${name} still failing` : `✗ ${name} failed`;
   }
 }
 
@@ -29,11 +57,80 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(totalMinutes / 60)} h ${totalMinutes % 60} min`;
 }
 
-/** The output an alert shows: stderr when the run failed, stdout when it succeeded. */
-export function shownOutput(snapshot: AlertSnapshot): { stream: 'stdout' | 'stderr'; text: string } {
-  return succeeded(snapshot)
-    ? { stream: 'stdout', text: snapshot.execution.stdoutTail }
-    : { stream: 'stderr', text: snapshot.execution.stderrTail };
+/**
+ * The output an alert shows: stderr when the run failed, stdout when it succeeded (a run that
+ * finished suspiciously fast shows what it printed); null for an alert about a run in progress.
+ */
+export function shownOutput(snapshot: AlertSnapshot): { stream: 'stdout' | 'stderr'; text: string } | null {
+  const { execution } = snapshot;
+  if (!execution) return null;
+  return succeeded(snapshot) || snapshot.event === 'tooFast'
+    ? { stream: 'stdout', text: execution.stdoutTail }
+    : { stream: 'stderr', text: execution.stderrTail };
+}
+
+/** Whether the chat formats show the output block: on failure (spec), and for a too-fast success. */
+export function showsOutputBlock(snapshot: AlertSnapshot): boolean {
+  return Boolean(snapshot.execution) && (!succeeded(snapshot) || snapshot.event === 'tooFast');
+}
+
+/** One labelled fact of an alert; `code` values are shown as code (a schedule). */
+export interface Fact {
+  label: string;
+  value: string;
+  code?: boolean;
+}
+
+/**
+ * The facts about the run (spec: schedule, duration, exit code, attempt), or, for a run still in
+ * progress, how long it has run against its limit.
+ */
+export function runFacts(snapshot: AlertSnapshot): Fact[] {
+  const schedule: Fact = { label: 'Schedule', value: snapshot.job.schedule, code: true };
+  const { execution, run } = snapshot;
+  if (execution) {
+    return [
+      schedule,
+      { label: 'Duration', value: formatDuration(execution.durationMs) },
+      { label: 'Exit code', value: String(execution.exitCode) },
+      { label: 'Attempt', value: String(execution.attempt) },
+    ];
+  }
+  if (!run) return [schedule];
+  return [
+    schedule,
+    { label: 'Running for', value: formatDuration(run.runningForMs) },
+    { label: 'Limit', value: formatDuration(run.maxDurationSeconds * 1000) },
+    ...(run.attempt !== undefined ? [{ label: 'Attempt', value: String(run.attempt) }] : []),
+  ];
+}
+
+/** What the alert policy adds (docs/alert-policy.md); nothing for an alert without a policy. */
+export function policyFacts(snapshot: AlertSnapshot): Fact[] {
+  const facts: Fact[] = [];
+  const failures = snapshot.consecutiveFailures;
+  switch (snapshot.event) {
+    case 'recovered':
+      if (failures !== undefined) facts.push({ label: 'Failed runs before', value: String(failures) });
+      if (snapshot.failingSince) facts.push({ label: 'Failing since', value: snapshot.failingSince });
+      break;
+    case 'tooFast':
+      if (snapshot.minDurationSeconds !== undefined) {
+        facts.push({ label: 'Expected at least', value: formatDuration(snapshot.minDurationSeconds * 1000) });
+      }
+      break;
+    case 'suspended':
+      if (snapshot.suspendedReason) facts.push({ label: 'Suspended', value: snapshot.suspendedReason });
+      break;
+    case 'overrun':
+      if (snapshot.run) facts.push({ label: 'Running since', value: snapshot.run.startedAt });
+      break;
+    default:
+      if (failures !== undefined && failures > 1)
+        facts.push({ label: 'Failed runs in a row', value: String(failures) });
+      if (snapshot.reminder) facts.push({ label: 'Reminder', value: 'the job is still failing' });
+  }
+  return facts;
 }
 
 const ELLIPSIS = '…';
@@ -116,14 +213,17 @@ function hintFor(code: string | null | undefined): string | null {
   return code ? (HINTS[code] ?? null) : null;
 }
 
-/** "OOMKilled: container "run" reached its memory limit of 64Mi...", or null without a reason. */
+/**
+ * "OOMKilled: container "run" reached its memory limit of 64Mi...", or null without a reason (or
+ * without an execution: an overrun is about a run still going).
+ */
 export function reasonLine(snapshot: AlertSnapshot): string | null {
-  const { reason, reasonMessage } = snapshot.execution;
+  const { reason, reasonMessage } = snapshot.execution ?? {};
   if (!reason) return null;
   return reasonMessage ? `${reason}: ${reasonMessage}` : reason;
 }
 
 /** The line of what to try, for the execution's reason; null without one. */
 export function hintLine(snapshot: AlertSnapshot): string | null {
-  return hintFor(snapshot.execution.reason);
+  return hintFor(snapshot.execution?.reason);
 }

@@ -1,20 +1,23 @@
 import type { AlertSnapshot } from '../alertSnapshot';
 import {
   escapeWithin,
-  formatDuration,
+  type Fact,
   headline,
   hintLine,
+  policyFacts,
   reasonLine,
+  runFacts,
   separateBackticks,
+  showsOutputBlock,
   shownOutput,
-  succeeded,
+  type Tone,
+  toneOf,
 } from './presentation';
 
 /** Slack's documented Block Kit limits, in characters. */
 export const SLACK_LIMITS = { headerText: 150, sectionText: 3000, fieldText: 2000, messageText: 3000 };
 
-const GREEN = '#2eb886';
-const RED = '#e01e5a';
+const COLOURS: Record<Tone, string> = { good: '#2eb886', bad: '#e01e5a', warning: '#ecb22e' };
 
 /**
  * Slack treats only `&`, `<` and `>` as control characters in text: escaped, nothing in a job name
@@ -55,13 +58,21 @@ function codeBlock(label: string, text: string, max: number): string {
 
 const field = (label: string, value: string) => ({ type: 'mrkdwn', text: `*${label}*\n${value}` });
 
+function factField(fact: Fact) {
+  const room = SLACK_LIMITS.fieldText - `*${fact.label}*\n`.length;
+  return field(
+    fact.label,
+    fact.code ? inlineCode(fact.value, room) : escapeWithin(fact.value, room, escapeSlack),
+  );
+}
+
 /**
- * A Block Kit message in one coloured attachment (green success, red failure): a header, the
- * fields schedule, duration, exit code and attempt, and a stderr block on failure. `text` is the
- * notification fallback; `mrkdwn: false` keeps it free of formatting.
+ * A Block Kit message in one coloured attachment (green success, red failure, amber for a warning
+ * of the alert policy): a header, the fields schedule, duration, exit code and attempt (what the
+ * policy adds after them), the reason and what to try where there is one, and a stderr block on
+ * failure. `text` is the notification fallback; `mrkdwn: false` keeps it free of formatting.
  */
 export function slackMessage(snapshot: AlertSnapshot) {
-  const { execution, job } = snapshot;
   const title = headline(snapshot);
   const blocks: unknown[] = [
     {
@@ -73,21 +84,17 @@ export function slackMessage(snapshot: AlertSnapshot) {
         emoji: false,
       },
     },
+    // A section holds at most 10 fields.
     {
       type: 'section',
-      fields: [
-        field('Schedule', inlineCode(job.schedule, SLACK_LIMITS.fieldText - '*Schedule*\n'.length)),
-        field('Duration', formatDuration(execution.durationMs)),
-        field('Exit code', String(execution.exitCode)),
-        field('Attempt', String(execution.attempt)),
-      ],
+      fields: [...runFacts(snapshot), ...policyFacts(snapshot)].slice(0, 10).map(factField),
     },
   ];
   const why = whyText(snapshot);
   // plain_text, like the header: a reason quotes what Kubernetes said (an image name, a message).
   if (why) blocks.push({ type: 'section', text: { type: 'plain_text', text: why, emoji: false } });
-  if (!succeeded(snapshot)) {
-    const output = shownOutput(snapshot);
+  const output = shownOutput(snapshot);
+  if (output && showsOutputBlock(snapshot)) {
     blocks.push({
       type: 'section',
       text: { type: 'mrkdwn', text: codeBlock(output.stream, output.text, SLACK_LIMITS.sectionText) },
@@ -96,7 +103,7 @@ export function slackMessage(snapshot: AlertSnapshot) {
   return {
     text: escapeWithin(title, SLACK_LIMITS.messageText, escapeSlack),
     mrkdwn: false,
-    attachments: [{ color: succeeded(snapshot) ? GREEN : RED, blocks }],
+    attachments: [{ color: COLOURS[toneOf(snapshot)], blocks }],
   };
 }
 

@@ -22,6 +22,8 @@ export interface CronJobContext {
   reportUrl: string;
   /** The scheduler is paused: every CronJob is suspended. */
   paused: boolean;
+  /** The job's alert policy suspended it after failing runs (the user's `spec.suspend` stays as written). */
+  suspended?: boolean;
   /** Time zone of a job without spec.timeZone (SERVICE_TIMEZONE). Default Etc/UTC. */
   defaultTimeZone?: string;
   runAsUser?: number;
@@ -47,7 +49,7 @@ export function desiredCronJob(scheduledJob: ScheduledJob, context: CronJobConte
     spec: {
       schedule: cronJobScheduleOf(spec.schedule),
       timeZone: spec.timeZone ?? context.defaultTimeZone ?? DEFAULT_TIME_ZONE,
-      suspend: spec.suspend || context.paused,
+      suspend: spec.suspend || context.paused || (context.suspended ?? false),
       concurrencyPolicy: spec.concurrencyPolicy ?? 'Forbid',
       ...(spec.startingDeadlineSeconds !== undefined
         ? { startingDeadlineSeconds: spec.startingDeadlineSeconds }

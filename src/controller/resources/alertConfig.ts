@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { DESTINATION_EVENTS } from '../../domain/alertEvents';
+import { alertPolicySchema } from '../../domain/alertPolicy';
 import {
   alertEventsSchema,
   emailDestinationSchema,
@@ -17,8 +19,8 @@ import {
 import { HTTP_URL_SHAPE_PATTERN } from './scheduledJob';
 
 const eventsField = alertEventsSchema
-  .describe('Outcomes that send an alert: success, failed, timeout.')
-  .meta({ 'x-kubernetes-list-type': 'set', maxItems: 3 });
+  .describe(`Events that send an alert: ${DESTINATION_EVENTS.join(', ')}.`)
+  .meta({ 'x-kubernetes-list-type': 'set', maxItems: DESTINATION_EVENTS.length });
 
 const alertWebhookSchema = z
   .object({
@@ -72,6 +74,7 @@ export const alertConfigSpecSchema = z
       .describe('The ScheduledJob, in the same namespace, whose runs are alerted.'),
     webhooks: z.array(alertWebhookSchema).max(MAX_WEBHOOKS).optional().describe('Webhook destinations.'),
     emails: z.array(alertEmailSchema).max(MAX_EMAIL_ENTRIES).optional().describe('E-mail destinations.'),
+    policy: alertPolicySchema.optional(),
   })
   .describe('Alert destinations of one ScheduledJob.');
 

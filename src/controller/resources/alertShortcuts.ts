@@ -6,8 +6,9 @@ import type { AlertConfigSpec } from './alertConfig';
 import type { ScheduledJobSpec } from './scheduledJob';
 
 /**
- * The alert configuration that a ScheduledJob's shortcut fields declare (onFailure...), or null
- * when it has none: the same meaning as the config file's on_failure... (spec section 6).
+ * The alert configuration that a ScheduledJob's shortcut fields declare (onFailure...) and its
+ * `alertPolicy`, or null when it has none: the same meaning as the config file's on_failure... (spec
+ * section 6) and alert_policy.
  */
 export function alertConfigOfShortcuts(spec: ScheduledJobSpec): AlertConfig | null {
   return alertConfigFromShortcuts({
@@ -17,6 +18,7 @@ export function alertConfigOfShortcuts(spec: ScheduledJobSpec): AlertConfig | nu
     on_failure_email: spec.onFailureEmail,
     on_success_email: spec.onSuccessEmail,
     on_complete_email: spec.onCompleteEmail,
+    alert_policy: spec.alertPolicy,
   });
 }
 
@@ -49,7 +51,7 @@ export function alertConfigOfResource(
       ...(webhook.secretRef && { secret: read(webhook.secretRef, `webhooks.${index}.secretRef`) }),
     };
   });
-  const parsed = alertConfigSchema.safeParse({ webhooks, emails: spec.emails ?? [] });
+  const parsed = alertConfigSchema.safeParse({ webhooks, emails: spec.emails ?? [], policy: spec.policy });
   if (!parsed.success) {
     // The secret came from the Secret, not from the resource: say where to look.
     throw new Error(describeZodError(parsed.error).replace(/^(webhooks\.\d+)\.secret:/, '$1.secretRef:'));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { emailAddressSchema, MAX_RECIPIENTS_PER_EMAIL, webhookUrlSchema } from '../../domain/alertConfig';
+import { alertPolicySchema } from '../../domain/alertPolicy';
 import { FINAL_STATUSES, REASON_CODE_MAX, REASON_MESSAGE_MAX } from '../../domain/execution';
 import { jobInputFields, retrySchema, scheduleSchema, timeZoneSchema } from '../../domain/job';
 import {
@@ -153,6 +154,7 @@ export const scheduledJobSpecSchema = z
     onFailureEmail: emailShortcut('failure (failed, timeout)'),
     onSuccessEmail: emailShortcut('success'),
     onCompleteEmail: emailShortcut('every outcome (success, failed, timeout)'),
+    alertPolicy: alertPolicySchema.optional(),
   })
   .describe('Desired state of the job.');
 
@@ -193,7 +195,9 @@ export const scheduledJobStatusSchema = z
       .max(REASON_MESSAGE_MAX)
       .optional()
       .describe('The specifics of lastFailureReason (the memory limit, the image, the exit code).'),
-    ...observedStatusFields('Standard conditions (Ready).'),
+    ...observedStatusFields(
+      'Standard conditions: Ready; Suspended while the alert policy holds the job after failing runs.',
+    ),
   })
   .describe('Observed state, written by the controller.');
 

@@ -40,6 +40,11 @@ export function finishedJob(job: V1Job): FinishedJob | null {
   };
 }
 
+/** When a Kubernetes Job (one run) started, as its status says; null before its pods were made. */
+export function runStartedAt(job: V1Job): Date | null {
+  return toDate(job.status?.startTime);
+}
+
 /**
  * The fire times a scheduled Job kept from running: under `concurrencyPolicy: Forbid` the CronJob
  * controller creates no Job while one is active, so every fire time strictly after the Job's own

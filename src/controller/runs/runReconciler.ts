@@ -3,10 +3,11 @@ import type { Pool } from 'pg';
 import type { Clock } from '../../domain/clock';
 import type { FailureReason } from '../../domain/execution';
 import type { Logger } from '../../logging/logger';
+import type { RunInProgress } from '../../alerts/policy/overruns';
 import type { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
 import { findJob } from '../../store/jobs';
 import { JOB_ID_LABEL, type ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
-import { finishedJob, jobNameForFireTime, skippedFireTimes } from './jobOutcome';
+import { finishedJob, jobNameForFireTime, runStartedAt, skippedFireTimes } from './jobOutcome';
 import { diagnosePods } from './podDiagnosis';
 
 export interface RunReconcilerDeps {
@@ -17,6 +18,8 @@ export interface RunReconcilerDeps {
   logger: Logger;
   /** How long after a Job ends its pod's final report may still arrive (it retries with backoff). */
   reportGraceMs?: number;
+  /** The alert policy's `overrun` (runs still going past the job's `maxDurationSeconds`). */
+  overruns?: { raiseIfDue(run: RunInProgress): Promise<{ dueInMs: number | null }> };
   /**
    * Asks for ScheduledJob `name`'s status to be brought up to date (a failure to show in
    * `lastFailureTime` and `lastFailureReason`).
@@ -31,6 +34,8 @@ export interface RunReconcilerDeps {
  *   report has had time to arrive;
  * - fire times the CronJob controller skipped while the Job was active are recorded as `skipped`.
  * Both are keyed (by the Job's and the CronJob's UIDs), so any number of passes records each once.
+ * While a Job runs, it is the run whose `overrun` the alert policy raises once it has gone on past
+ * the job's `maxDurationSeconds` (keyed by the Job's UID too, so a restart never raises it twice).
  * While the Job runs and as it ends, what its pods say (OOMKilled, Evicted, ImagePullBackOff,
  * Unschedulable...: podDiagnosis.ts) is kept for the run, and reaches its final execution whether
  * the pod's report came first or comes later; a pending pod that the Job controller deletes at the
@@ -77,7 +82,7 @@ export class RunReconciler {
       finished !== null && finished.status !== 'success',
       finished?.status === 'timeout' ? finished.reason : null,
     );
-    if (!finished) return {};
+    if (!finished) return this.watchOverrun(jobId, kubeJob, uid);
     const job = await findJob(this.deps.pool, jobId);
     if (!job) return {};
     const now = this.deps.clock.now();
@@ -118,6 +123,14 @@ export class RunReconciler {
       });
     }
     return {};
+  }
+
+  /** Raises the run's overrun when its time has come, else comes back when it will have. */
+  private async watchOverrun(jobId: number, kubeJob: V1Job, uid: string): Promise<ReconcileResult> {
+    const startedAt = runStartedAt(kubeJob);
+    if (!this.deps.overruns || !startedAt) return {};
+    const { dueInMs } = await this.deps.overruns.raiseIfDue({ jobId, runKey: `run:${uid}`, startedAt });
+    return dueInMs === null ? {} : { requeueAfterMs: dueInMs };
   }
 
   /**

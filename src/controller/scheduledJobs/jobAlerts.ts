@@ -14,9 +14,11 @@ import type { ScheduledJob } from '../resources/scheduledJob';
 /**
  * The alert destinations of a job on a cluster: the ScheduledJob's shortcuts plus every AlertConfig
  * that names it, written to the service's alert configuration (the same one the REST API edits),
- * so alerting works exactly as it does locally. Webhook URLs and signing secrets kept in Secrets
- * are read here and never stored in a custom resource. An AlertConfig that cannot be used (a missing Secret key, a
- * bad URL) is left out and says why in its Ready condition.
+ * so alerting works exactly as it does locally. The job's alert policy comes from its
+ * `spec.alertPolicy` or from one AlertConfig; a second AlertConfig that sets one is refused. Webhook
+ * URLs and signing secrets kept in Secrets are read here and never stored in a custom resource. An
+ * AlertConfig that cannot be used (a missing Secret key, a bad URL) is left out and says why in its
+ * Ready condition.
  */
 export async function syncJobAlerts(
   deps: { cluster: ClusterClient; alertConfigs: ObjectCache<AlertConfigResource>; alerts: JobAlertsSync },
@@ -26,15 +28,27 @@ export async function syncJobAlerts(
   const namespace = resource.metadata.namespace ?? '';
   const configs = deps.alertConfigs
     .list(namespace)
-    .filter((config) => config.spec?.jobRef?.name === resource.metadata.name);
+    .filter((config) => config.spec?.jobRef?.name === resource.metadata.name)
+    .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   const parts: AlertConfig[] = [];
+  // One policy per job: the ScheduledJob's own, else the first AlertConfig's (by name).
+  let policySetBy: string | null = null;
   const shortcuts = alertConfigOfShortcuts(resource.spec);
-  if (shortcuts) parts.push(shortcuts);
+  if (shortcuts) {
+    parts.push(shortcuts);
+    if (shortcuts.policy) policySetBy = `the ScheduledJob's spec.alertPolicy`;
+  }
   for (const config of configs) {
     const secrets = await readSecretKeys(deps.cluster, namespace, config);
     let problem = '';
     try {
-      parts.push(alertConfigOfResource(config.spec, (ref) => secrets.get(`${ref.name}/${ref.key}`)));
+      const part = alertConfigOfResource(config.spec, (ref) => secrets.get(`${ref.name}/${ref.key}`));
+      if (part.policy && policySetBy) {
+        problem = `policy: the job's alert policy is already set by ${policySetBy}; only one may set it`;
+      } else {
+        parts.push(part);
+        if (part.policy) policySetBy = `AlertConfig ${config.metadata?.name}`;
+      }
     } catch (error) {
       problem = (error as Error).message;
     }
@@ -44,6 +58,8 @@ export async function syncJobAlerts(
     webhooks: parts.flatMap((part) => part.webhooks),
     emails: parts.flatMap((part) => part.emails),
   };
+  const policy = parts.find((part) => part.policy)?.policy;
+  if (policy) merged.policy = policy;
   await deps.alerts.sync(job.id, merged);
 }
 

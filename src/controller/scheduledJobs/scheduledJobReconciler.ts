@@ -25,7 +25,10 @@ export const JOB_ID_LABEL = 'crondeck.dev/job-id';
 
 /** The pure functions that say what the cluster should hold for a ScheduledJob (desired/). */
 export interface DesiredObjects {
-  cronJob(resource: ScheduledJob, context: { jobId: number; jobName: string; paused: boolean }): V1CronJob;
+  cronJob(
+    resource: ScheduledJob,
+    context: { jobId: number; jobName: string; paused: boolean; suspended: boolean },
+  ): V1CronJob;
   cronJobNeedsUpdate(desired: V1CronJob, actual: V1CronJob): boolean;
 }
 
@@ -150,11 +153,13 @@ export class ScheduledJobReconciler {
       nextRun,
       lastRun: job.lastRun,
       lastStatus: job.lastStatus as ObservedJob['lastStatus'],
+      suspendedReason: job.suspendedReason,
       lastFailure: lastFailure ? lastFailureOf(lastFailure) : null,
     };
     const message = paused
       ? 'the CronJob is in place; the scheduler is paused'
       : `the CronJob is in place${job.enabled ? '' : ' and suspended'}`;
+    await this.tellSuspension(resource, job);
     await this.writeStatus(resource, observed, { ready: true, reason: 'Reconciled', message });
     // Back after the next fire (to show the next nextRun), or when a pause with `until` ends: in a
     // cluster nothing else resumes the CronJobs then.
@@ -185,7 +190,12 @@ export class ScheduledJobReconciler {
   }
 
   private async ensureCronJob(resource: ScheduledJob, job: Job, paused: boolean): Promise<void> {
-    const desired = this.deps.desired.cronJob(resource, { jobId: job.id, jobName: job.name, paused });
+    const desired = this.deps.desired.cronJob(resource, {
+      jobId: job.id,
+      jobName: job.name,
+      paused,
+      suspended: job.suspendedReason !== null,
+    });
     const { namespace = '', name = '' } = desired.metadata ?? {};
     const actual = this.deps.caches.cronJobs.get(name, namespace);
     if (!actual) {
@@ -214,9 +224,25 @@ export class ScheduledJobReconciler {
     );
   }
 
+  /**
+   * An Event when the job's alert policy suspends it, or it is resumed: once per change, as the
+   * Suspended condition of the status (written next) changes. The condition is what later passes
+   * compare with, so a restarted controller does not say it again.
+   */
+  private async tellSuspension(resource: ScheduledJob, job: Job): Promise<void> {
+    const shown = resource.status?.conditions?.find((condition) => condition.type === 'Suspended');
+    const suspended = job.suspendedReason !== null;
+    if (suspended && shown?.status !== 'True') {
+      await this.deps.events.record(resource, 'Warning', 'Suspended', job.suspendedReason!);
+    } else if (!suspended && shown?.status === 'True') {
+      await this.deps.events.record(resource, 'Normal', 'Resumed', 'the job runs on its schedule again');
+    }
+  }
+
   private async refuse(resource: ScheduledJob, reason: string, message: string): Promise<void> {
     await this.deps.events.record(resource, 'Warning', reason, message);
     const previous = resource.status ?? {};
+    const suspendedShown = previous.conditions?.find((condition) => condition.type === 'Suspended');
     await this.writeStatus(
       resource,
       {
@@ -224,6 +250,8 @@ export class ScheduledJobReconciler {
         nextRun: null,
         lastRun: previous.lastRun ? new Date(previous.lastRun) : null,
         lastStatus: previous.lastStatus ?? null,
+        // The job's row is not read here: a suspension shown stays shown.
+        suspendedReason: suspendedShown?.status === 'True' ? (suspendedShown.message ?? '') : null,
         lastFailure:
           previous.lastFailureTime && previous.lastFailureReason
             ? {

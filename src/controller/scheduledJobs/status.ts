@@ -14,8 +14,39 @@ export interface ObservedJob {
   nextRun: Date | null;
   lastRun: Date | null;
   lastStatus: ScheduledJobStatus['lastStatus'] | null;
+  /** Why the job's alert policy suspended it; null when it is not suspended. */
+  suspendedReason?: string | null;
   /** The job's latest failed or timed-out run, if any (kubernetes#133662 asks this of CronJob). */
   lastFailure: LastFailure | null;
+}
+
+type Condition = NonNullable<ScheduledJobStatus['conditions']>[number];
+
+/** Kubernetes `date-time` of a condition's transition: seconds, as the API server writes them. */
+const transitionTime = (previous: Condition | undefined, status: string, now: Date) =>
+  previous?.status === status ? previous.lastTransitionTime : isoSeconds(now);
+
+/**
+ * The Suspended condition: True while the job's alert policy holds it suspended after failing runs
+ * (the message says why and how to resume), False once it was resumed; absent on a job that was
+ * never suspended, so a job without a policy shows what it always did.
+ */
+function suspendedCondition(
+  previous: Condition | undefined,
+  reason: string | null,
+  generation: number,
+  now: Date,
+): Condition | null {
+  if (reason === null && previous === undefined) return null;
+  const status = reason === null ? 'False' : 'True';
+  return {
+    type: 'Suspended',
+    status,
+    observedGeneration: generation,
+    lastTransitionTime: transitionTime(previous, status, now),
+    reason: reason === null ? 'Resumed' : 'TooManyFailures',
+    message: reason ?? 'the job runs on its schedule again',
+  };
 }
 
 /**
@@ -39,15 +70,19 @@ export function desiredStatus(
         type: 'Ready',
         status,
         observedGeneration: generation,
-        lastTransitionTime:
-          previous?.status === status
-            ? previous.lastTransitionTime
-            : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        lastTransitionTime: transitionTime(previous, status, now),
         reason: readiness.reason,
         message: readiness.message,
       },
     ],
   };
+  const suspended = suspendedCondition(
+    resource.status?.conditions?.find((condition) => condition.type === 'Suspended'),
+    observed.suspendedReason ?? null,
+    generation,
+    now,
+  );
+  if (suspended) result.conditions!.push(suspended);
   if (observed.jobId !== null) result.jobId = observed.jobId;
   if (observed.nextRun) result.nextRun = isoSeconds(observed.nextRun);
   if (observed.lastRun) result.lastRun = isoSeconds(observed.lastRun);

@@ -29,6 +29,9 @@ function jobToJson(job: JobView) {
     lastRun: job.lastRun,
     lastStatus: job.lastStatus,
     running: job.running,
+    // Set while the job's alert policy holds it suspended after failing runs (enabled is then false).
+    suspendedReason: job.suspendedReason,
+    suspendedAt: job.suspendedAt,
   };
 }
 

@@ -10,6 +10,7 @@ import type { Job } from '../../domain/job';
 import type { Logger } from '../../logging/logger';
 import { isPausedAt } from '../../domain/schedulerState';
 import { findJob, listJobs } from '../../store/jobs';
+import { readSchedulerState } from '../../store/scheduler';
 import { resourceOfJob } from '../../store/resourceJobs';
 import type { SchedulerState } from '../../domain/schedulerState';
 import type { Runtime } from '../runtime';
@@ -99,6 +100,25 @@ export class KubernetesRuntime implements Runtime {
       throw statusOf(error) === 404 ? notYet : this.refusal(error);
     }
     await this.call(() => this.options.cluster.createJob(resource.namespace, manualJobFromCronJob(cronJob)));
+  }
+
+  /**
+   * A job's alert policy suspended it, or a person resumed it: its CronJob is suspended or resumed
+   * at once, as a pause does, and the controller (which reconciles on that change and reads the
+   * suspension from the job's row) keeps it so and says so in the ScheduledJob's status. The
+   * user's `spec.suspend` is left as written. A CronJob not made yet is made right by the controller.
+   */
+  async suspensionChanged(job: Job): Promise<void> {
+    const resource = await resourceOfJob(this.options.pool, job.id);
+    if (!resource) return;
+    const paused = isPausedAt(await readSchedulerState(this.options.pool), this.options.clock.now());
+    try {
+      await this.options.cluster.patchCronJob(resource.namespace, cronJobNameFor(resource.name), {
+        spec: { suspend: paused || !job.enabled },
+      });
+    } catch (error) {
+      if (statusOf(error) !== 404) throw this.refusal(error);
+    }
   }
 
   /** Suspends every managed CronJob while paused; on resume, those of enabled jobs run again. */

@@ -1,4 +1,4 @@
-import type { Job } from '../../domain/job';
+import { type Job, switchedOn } from '../../domain/job';
 import { CRONDECK_API_VERSION } from '../../controller/resources/group';
 import { crNameForJobName, JOB_NAME_ANNOTATION } from '../../controller/resources/names';
 import type { ScheduledJob, ScheduledJobSpecInput } from '../../controller/resources/scheduledJob';
@@ -14,7 +14,8 @@ function specOfJob(job: Job) {
     schedule: job.schedule,
     command: job.command,
     timeZone: job.timezone,
-    suspend: !job.enabled,
+    // What people chose; a suspension by the alert policy is the controller's to apply, not the spec's.
+    suspend: !switchedOn(job),
     timeout: job.timeout,
     retry: job.retry,
     description: job.description,
@@ -43,7 +44,7 @@ export function scheduledJobOfJob(job: Job, namespace: string): ScheduledJobMani
     spec: {
       schedule: job.schedule,
       command: job.command,
-      suspend: !job.enabled,
+      suspend: !switchedOn(job),
       timeout: job.timeout,
       tags: job.tags,
       ...(job.timezone === null ? {} : { timeZone: job.timezone }),

@@ -181,6 +181,11 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     this.arm();
   }
 
+  /** A suspension is a change of whether the job fires, as an edit is. */
+  suspensionChanged(job: Job): Promise<void> {
+    return this.jobSaved(job);
+  }
+
   async jobDeleted(jobId: number): Promise<void> {
     this.entries.delete(jobId);
     for (const run of this.active) if (run.jobId === jobId) run.abort.abort();

@@ -11,6 +11,7 @@ import { jobDefinitionsVersionSchema } from './010_job_definitions_version';
 import { claimClusterRunsSchema } from './011_claim_cluster_runs';
 import { jobScopedReportsSchema } from './012_job_scoped_reports';
 import { serviceProcessesSchema } from './013_service_processes';
+import { alertPolicySchema } from './014_alert_policy';
 import { signedWebhooksSchema } from './015_signed_webhooks';
 import { failureReasonsSchema } from './016_failure_reasons';
 
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'claim cluster runs', sql: claimClusterRunsSchema },
   { version: 12, name: 'job scoped reports', sql: jobScopedReportsSchema },
   { version: 13, name: 'service processes', sql: serviceProcessesSchema },
+  { version: 14, name: 'alert policy', sql: alertPolicySchema },
   { version: 15, name: 'signed webhooks', sql: signedWebhooksSchema },
   { version: 16, name: 'failure reasons', sql: failureReasonsSchema },
 ];

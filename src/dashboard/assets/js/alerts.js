@@ -1,12 +1,15 @@
-// A job's alert destinations: webhooks and e-mails, each with the events it wants.
+// A job's alert destinations: webhooks and e-mails, each with the events it wants, and its policy.
 // Contract: GET/PUT/DELETE /api/jobs/:id/alerts with { webhooks: [{ url, events }], emails: [{ to, events }] }
-// (a webhook may also carry `format` and `signed`, which the form keeps as they are).
+// (a webhook may also carry `format` and `signed`, which the form keeps as they are) and an
+// optional { policy } (docs/alert-policy.md).
 
 import { api } from './api.js';
 import { field, h, replaceChildren, setFieldError, uid } from './dom.js';
+import { createPolicyEditor } from './policyEditor.js';
 import { busy, confirmDialog, openDialog, toast } from './ui.js';
 
-const EVENTS = ['success', 'failed', 'timeout'];
+/** The spec's outcomes, then the events an alert policy raises (a destination opts into each). */
+const EVENTS = ['success', 'failed', 'timeout', 'recovered', 'overrun', 'tooFast', 'suspended'];
 const DEFAULT_EVENTS = ['failed', 'timeout'];
 
 /** A 404 that means the endpoint itself is missing (an older service), not a missing job. */
@@ -167,6 +170,7 @@ export function openAlertsDialog(job) {
     });
     for (const webhook of config.webhooks ?? []) addDestination(webhookList, webhooks, 'webhook', webhook);
     for (const email of config.emails ?? []) addDestination(emailList, emails, 'email', email);
+    const policy = createPolicyEditor(config.policy ?? {});
 
     const formError = h('p', { class: 'form-error', role: 'alert', hidden: true });
     const save = h('button', { class: 'btn btn-primary', type: 'submit', text: 'Save alerts' });
@@ -236,11 +240,16 @@ export function openAlertsDialog(job) {
           return { to, events };
         }),
       };
+      const collected = policy.collect();
+      firstBad ??= collected.firstBad;
+      // Without a policy the body is exactly the spec's configuration.
+      if (collected.policy) result.policy = collected.policy;
       return { result, firstBad };
     }
 
     /** "webhooks.1.url: must be ..." → that destination's field. */
     function showServerError(message) {
+      if (policy.showServerError(message)) return;
       const match = /^(webhooks|emails)\.(\d+)(?:\.(\w+))?/.exec(message);
       const entry = match ? (match[1] === 'webhooks' ? webhooks : emails)[Number(match[2])] : null;
       if (!entry) return showFormError(message);
@@ -269,6 +278,7 @@ export function openAlertsDialog(job) {
       h('div', { class: 'section-head' }, h('h3', {}, 'E-mail'), addEmail),
       emailEmpty,
       emailList,
+      policy.element,
       formError,
       h(
         'div',

@@ -93,6 +93,7 @@ export const api = {
   stats: () => request('GET', '/api/stats'),
 
   listJobs: () => request('GET', '/api/jobs'),
+  getJob: (id) => request('GET', `/api/jobs/${enc(id)}`),
   createJob: (job) => request('POST', '/api/jobs', job),
   updateJob: (id, job) => request('PUT', `/api/jobs/${enc(id)}`, job),
   deleteJob: (id) => request('DELETE', `/api/jobs/${enc(id)}`),
@@ -102,6 +103,7 @@ export const api = {
   getAlerts: (id) => request('GET', `/api/jobs/${enc(id)}/alerts`),
   putAlerts: (id, config) => request('PUT', `/api/jobs/${enc(id)}/alerts`, config),
   deleteAlerts: (id) => request('DELETE', `/api/jobs/${enc(id)}/alerts`),
+  alertHistory: (id, limit) => request('GET', `/api/jobs/${enc(id)}/alerts/history${query({ limit })}`),
 
   listExecutions: ({ jobId, status, limit }) =>
     request('GET', `/api/executions${query({ jobId, status, limit })}`),

@@ -116,7 +116,8 @@ export function createJobsView(section, ctx) {
 
   function createRow() {
     const p = {};
-    p.name = h('span', { class: 'job-name' });
+    p.name = h('a', { class: 'job-name' });
+    p.suspended = h('span', { class: 'badge badge-suspended', hidden: true }, 'suspended');
     p.description = h('div', { class: 'job-description muted' });
     p.command = h('code', { class: 'job-command' });
     p.tags = h('div', { class: 'tags' });
@@ -159,7 +160,16 @@ export function createJobsView(section, ctx) {
     const row = h(
       'tr',
       {},
-      h('td', { class: 'cell-job', dataset: { label: 'Job' } }, p.name, p.description, p.command, p.tags),
+      h(
+        'td',
+        { class: 'cell-job', dataset: { label: 'Job' } },
+        p.name,
+        ' ',
+        p.suspended,
+        p.description,
+        p.command,
+        p.tags,
+      ),
       h('td', { dataset: { label: 'Schedule' } }, h('div', { class: 'cron-line' }, p.expr, p.zone), p.human),
       h('td', { dataset: { label: 'Next run' } }, p.next, p.nextAbs),
       h('td', { dataset: { label: 'Last run' } }, p.badge, ' ', p.last),
@@ -189,6 +199,10 @@ export function createJobsView(section, ctx) {
     row.dataset.jobId = job.id;
     row.classList.toggle('row-disabled', !job.enabled);
     setText(p.name, job.name);
+    setAttr(p.name, 'href', `#/jobs/${job.id}`);
+    // Suspended by its alert policy after failing runs: the switch is off, and this says why.
+    p.suspended.hidden = !job.suspendedReason;
+    setAttr(p.suspended, 'title', job.suspendedReason ?? null);
     setText(p.description, job.description ?? '');
     p.description.hidden = !job.description;
     setText(p.command, job.command);
@@ -216,7 +230,7 @@ export function createJobsView(section, ctx) {
     setText(p.human, human ?? '…');
 
     if (!job.enabled) {
-      setText(p.next, 'disabled');
+      setText(p.next, job.suspendedReason ? 'suspended' : 'disabled');
       setAttr(p.next, 'datetime', null);
       setText(p.nextAbs, '');
     } else if (job.nextRun) {

@@ -5,6 +5,7 @@ import { byId, setText } from './dom.js';
 import { createExecutionDetailView } from './executionDetail.js';
 import { createExecutionsView, executionsHash } from './executions.js';
 import { createHeader } from './header.js';
+import { createJobPageView } from './jobPage.js';
 import { createJobsView } from './jobs.js';
 import { createPoller } from './poller.js';
 import { createSchedulerPanel } from './scheduler.js';
@@ -41,11 +42,13 @@ const views = {
   jobs: createJobsView(byId('view-jobs'), ctx),
   executions: createExecutionsView(byId('view-executions'), ctx),
   execution: createExecutionDetailView(byId('view-execution')),
+  job: createJobPageView(byId('view-job'), ctx),
 };
 const sections = {
   jobs: byId('view-jobs'),
   executions: byId('view-executions'),
   execution: byId('view-execution'),
+  job: byId('view-job'),
 };
 
 function parseHash() {
@@ -54,6 +57,8 @@ function parseHash() {
   const query = Object.fromEntries(new URLSearchParams(search));
   const detail = /^\/executions\/(\d+)$/.exec(path);
   if (detail) return { name: 'execution', params: { id: detail[1] } };
+  const job = /^\/jobs\/(\d+)$/.exec(path);
+  if (job) return { name: 'job', params: { id: job[1] } };
   if (path === '/executions') {
     const params = {};
     if (/^\d+$/.test(query.jobId ?? '')) params.jobId = query.jobId;
@@ -75,7 +80,10 @@ function route({ focus = true } = {}) {
   current.show(params);
   for (const [key, section] of Object.entries(sections)) section.hidden = key !== name;
   for (const tab of document.querySelectorAll('.tab')) {
-    const active = tab.dataset.view === name || (name === 'execution' && tab.dataset.view === 'executions');
+    const active =
+      tab.dataset.view === name ||
+      (name === 'execution' && tab.dataset.view === 'executions') ||
+      (name === 'job' && tab.dataset.view === 'jobs');
     if (active) tab.setAttribute('aria-current', 'page');
     else tab.removeAttribute('aria-current');
   }

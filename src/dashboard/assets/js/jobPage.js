@@ -1,0 +1,169 @@
+// One job: whether it fires (and why not, when its alert policy suspended it), its last runs'
+// durations against the policy's envelope, and its alerts, the muted and suppressed ones included.
+
+import { api } from './api.js';
+import { createAlertHistory } from './alertHistory.js';
+import { openAlertsDialog } from './alerts.js';
+import { h, replaceChildren, setText } from './dom.js';
+import { durationChart } from './durationChart.js';
+import { executionsHash } from './executions.js';
+import { formatDateTime, formatDuration, formatRelative } from './format.js';
+import { busy, statusBadge, toast, updateStatusBadge } from './ui.js';
+
+const CHART_RUNS = 50;
+
+/** The policy in a sentence or two, for the page; null without one. */
+function describePolicy(policy) {
+  if (!policy) return null;
+  const parts = [];
+  if (policy.afterConsecutiveFailures)
+    parts.push(`alerts from failed run ${policy.afterConsecutiveFailures} in a row`);
+  if (policy.repeatEverySeconds)
+    parts.push(`reminds at most every ${formatDuration(policy.repeatEverySeconds * 1000)}`);
+  if (policy.recovery) parts.push('says when it recovers');
+  if (policy.maxDurationSeconds)
+    parts.push(`overrun after ${formatDuration(policy.maxDurationSeconds * 1000)}`);
+  if (policy.minDurationSeconds)
+    parts.push(`too fast under ${formatDuration(policy.minDurationSeconds * 1000)}`);
+  if (policy.suspendAfterFailures)
+    parts.push(`suspended after ${policy.suspendAfterFailures} failed runs in a row`);
+  for (const window of policy.maintenance ?? []) {
+    parts.push(
+      `muted for ${formatDuration(window.durationSeconds * 1000)} from “${window.schedule}”` +
+        (window.timezone ? ` (${window.timezone})` : ''),
+    );
+  }
+  return parts.join('; ');
+}
+
+export function createJobPageView(section, ctx) {
+  let jobId = null;
+  let job = null;
+
+  const title = h('h1', { id: 'job-title', tabindex: -1 }, 'Loading…');
+  const badge = statusBadge(null);
+  const state = h('p', { class: 'muted' });
+  const suspendedText = h('span', {});
+  const resume = h('button', {
+    class: 'btn btn-small btn-primary',
+    type: 'button',
+    text: 'Switch on',
+    onclick: () => switchOn(),
+  });
+  const suspended = h(
+    'div',
+    { class: 'notice suspended-notice', role: 'status', hidden: true },
+    h('strong', {}, 'Suspended by its alert policy. '),
+    suspendedText,
+    ' ',
+    resume,
+  );
+  const runButton = h('button', {
+    class: 'btn btn-small btn-primary',
+    type: 'button',
+    text: 'Run now',
+    onclick: (event) => runNow(event.currentTarget),
+  });
+  const alertsButton = h('button', {
+    class: 'btn btn-small btn-ghost',
+    type: 'button',
+    text: 'Edit alerts',
+    onclick: () => job && openAlertsDialog(job),
+  });
+  const historyLink = h('a', { class: 'btn btn-small btn-ghost', text: 'All runs' });
+  const policyText = h('p', { class: 'policy-summary' });
+  const chartBox = h('div', { class: 'chart-box' });
+  const history = createAlertHistory();
+
+  replaceChildren(
+    section,
+    h('a', { class: 'back', href: '#/jobs' }, '← Back to jobs'),
+    h('div', { class: 'view-head detail-head' }, title, badge),
+    state,
+    suspended,
+    h('div', { class: 'actions' }, runButton, alertsButton, historyLink),
+    h('h2', { class: 'section-title' }, 'Durations of the last runs'),
+    chartBox,
+    h('h2', { class: 'section-title' }, 'Alerts'),
+    policyText,
+    history.element,
+  );
+
+  async function switchOn() {
+    await busy(resume, async () => {
+      try {
+        await api.toggleJob(jobId, true);
+        toast(`${job?.name ?? 'The job'} is switched on again.`, 'success');
+        ctx.refresh();
+      } catch (error) {
+        toast(`Could not switch it on: ${error.message}`, 'error');
+      }
+    });
+  }
+
+  async function runNow(button) {
+    await busy(button, async () => {
+      try {
+        const result = await api.runJob(jobId);
+        toast(result?.message ?? 'Started.', 'success');
+        ctx.refreshSoon();
+      } catch (error) {
+        toast(`Could not run it: ${error.message}`, 'error');
+      }
+    });
+  }
+
+  function render(current, config, executions, alerts) {
+    job = current;
+    setText(title, current.name);
+    updateStatusBadge(badge, current.running ? 'running' : current.lastStatus);
+    const fires = current.enabled
+      ? current.nextRun
+        ? `Next run ${formatRelative(current.nextRun)} (${formatDateTime(current.nextRun)}).`
+        : 'Enabled.'
+      : 'Does not fire on its schedule.';
+    setText(state, `${current.schedule} · ${current.timezone ?? 'service time zone'} · ${fires}`);
+    suspended.hidden = !current.suspendedReason;
+    setText(suspendedText, current.suspendedReason ?? '');
+    historyLink.setAttribute('href', executionsHash({ jobId: String(current.id) }));
+    const policy = config?.policy;
+    setText(policyText, describePolicy(policy) ?? 'No alert policy: every matching run alerts.');
+    replaceChildren(
+      chartBox,
+      durationChart(executions, {
+        minMs: policy?.minDurationSeconds ? policy.minDurationSeconds * 1000 : undefined,
+        maxMs: policy?.maxDurationSeconds ? policy.maxDurationSeconds * 1000 : undefined,
+      }),
+    );
+    history.update(alerts);
+  }
+
+  return {
+    title: 'Job',
+    show(params) {
+      if (params.id !== jobId) {
+        jobId = params.id;
+        job = null;
+        setText(title, `Job ${jobId}`);
+      }
+    },
+    async refresh() {
+      const id = jobId;
+      let current;
+      try {
+        current = await api.getJob(id);
+      } catch (error) {
+        if (error.status !== 404) throw error;
+        if (id === jobId) setText(state, `There is no job ${id} (any more).`);
+        return;
+      }
+      if (id !== jobId) return;
+      const [config, executions, alerts] = await Promise.all([
+        api.getAlerts(id),
+        api.listExecutions({ jobId: id, limit: CHART_RUNS }),
+        api.alertHistory(id),
+      ]);
+      if (id === jobId) render(current, config, executions, alerts);
+    },
+  };
+}
