@@ -259,11 +259,14 @@ describe('failure reasons on the emulated cluster', () => {
     const id = await jobIdOf('stuck');
     const { job, pod } = fire('stuck');
     // At the deadline the Job controller deletes the pod: its runner gets TERM, stops and reports.
+    // The clock moves first, as it does on a cluster: the report's alert then waits its minute for
+    // the controller's word from the deadline's time, not from ten minutes before it (where the
+    // wait would be over already and the alert could go out saying only "Stopped").
+    offsetMs += 10 * 60_000;
     await reportFinal(id, job, pod, {
       exitCode: 143,
       reason: { code: 'Stopped', message: 'stopped before it ended' },
     });
-    offsetMs += 10 * 60_000;
     emu.syncJob(NAMESPACE, job.metadata.name);
 
     await until(() => receiver.to('/stuck').length === 1, 'the alert');
