@@ -67,7 +67,7 @@ export class AlertConfigService implements AlertsApi, JobAlertsSync {
   async sync(jobId: number, config: AlertConfig): Promise<boolean> {
     const [shown, secrets] = await Promise.all([this.get(jobId), readWebhookSecrets(this.pool, jobId)]);
     const unchanged =
-      canonical(shown) === canonical(publicAlertConfig(config)) &&
+      canonicalJson(shown) === canonicalJson(publicAlertConfig(config)) &&
       JSON.stringify(secrets) === JSON.stringify(webhookSecretsOf(config));
     if (unchanged) return false;
     checkWebhookChannels(config);
@@ -135,8 +135,11 @@ export class AlertConfigService implements AlertsApi, JobAlertsSync {
   }
 }
 
-/** JSON with every object's keys sorted: what the database gives back (jsonb orders keys its own way). */
-function canonical(value: unknown): string {
+/**
+ * JSON with every object's keys sorted: a policy comes back from the database with its keys in
+ * jsonb's order, not in the order the cluster's resources give them.
+ */
+function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) =>
     inner && typeof inner === 'object' && !Array.isArray(inner)
       ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b)))

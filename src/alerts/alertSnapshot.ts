@@ -17,6 +17,12 @@ interface ExecutionSnapshot {
   stdoutTail: string;
   stderrTail: string;
   attempt: number;
+  /**
+   * Why it ended so (OOMKilled, SIGKILL, Timeout...) and the specifics; null when there is
+   * nothing to say. Absent from snapshots queued before reasons existed.
+   */
+  reason?: string | null;
+  reasonMessage?: string | null;
 }
 
 /** A run still going past the job's `maxDurationSeconds` (the `overrun` event). */
@@ -100,6 +106,8 @@ export function snapshotOf(
       stdoutTail: lastCodePoints(execution.stdout, OUTPUT_TAIL_CHARACTERS),
       stderrTail: lastCodePoints(execution.stderr, OUTPUT_TAIL_CHARACTERS),
       attempt: execution.attempt,
+      reason: execution.reason?.code ?? null,
+      reasonMessage: execution.reason?.message ?? null,
     },
     timestamp: raisedAt.toISOString(),
     ...facts,

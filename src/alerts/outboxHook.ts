@@ -20,11 +20,14 @@ export interface AlertFanOut {
   state: NewOutboxAlert['state'];
   note: string | null;
   createdAt: Date;
+  /** Not sent before this (default: at once). */
+  notBefore?: Date;
 }
 
 /**
- * Turns alerts into outbox rows, one per destination that lists the event. E-mails are left out
- * while SMTP is not configured (spec section 6: skipped, with a warning once per process).
+ * Turns alerts into outbox rows, one per destination that lists the event, each webhook sent as its
+ * entry says (format, signature). E-mails are left out while SMTP is not configured (spec section
+ * 6: skipped, with a warning once per process).
  */
 export function outboxRows(logger: Logger, emailEnabled: boolean) {
   let warnedNoSmtp = false;
@@ -44,6 +47,7 @@ export function outboxRows(logger: Logger, emailEnabled: boolean) {
       event: alert.event,
       snapshot: alert.snapshot,
       createdAt: alert.createdAt,
+      notBefore: alert.notBefore,
       state: alert.state,
       note: alert.note,
     };
@@ -62,6 +66,23 @@ export function outboxRows(logger: Logger, emailEnabled: boolean) {
       })),
     ];
   };
+}
+
+/**
+ * Longest wait of the alert of a cluster run killed or stopped for its reason from the controller
+ * (`RecordedExecution.awaitsClusterReason`): it sees the pod end within seconds; a minute covers a
+ * controller that is restarting or handing over its lease.
+ */
+const CLUSTER_REASON_WAIT_MS = 60_000;
+
+/**
+ * When a run's alerts may go. The controller gives the alerts of a run that waits for its reason
+ * (OOMKilled...) that reason and sends them on at once; should it not, they go without one after
+ * the wait. This holds for every alert about the run's execution, the policy's (a `suspended`, a
+ * reminder) as much as the spec's.
+ */
+function notBeforeOf({ awaitsClusterReason }: RecordedExecution, now: Date): Date | undefined {
+  return awaitsClusterReason ? new Date(now.getTime() + CLUSTER_REASON_WAIT_MS) : undefined;
 }
 
 /**
@@ -85,7 +106,8 @@ export function outboxHook(options: {
 }): ExecutionFinishedHook {
   const rowsOf = outboxRows(options.logger, options.emailEnabled);
 
-  const plainAlerts = ({ job, execution }: RecordedExecution, config: AlertConfig, now: Date) => {
+  const plainAlerts = (run: RecordedExecution, config: AlertConfig, now: Date) => {
+    const { job, execution } = run;
     const event = execution.status;
     if (!isAlertEvent(event)) return [];
     return rowsOf(config, {
@@ -97,6 +119,7 @@ export function outboxHook(options: {
       state: 'pending',
       note: null,
       createdAt: now,
+      notBefore: notBeforeOf(run, now),
     });
   };
 
@@ -132,6 +155,7 @@ export function outboxHook(options: {
             state: intent.state,
             note: intent.note,
             createdAt: now,
+            notBefore: notBeforeOf(run, now),
           }),
         );
       }

@@ -24,6 +24,8 @@ const MAX_RETRY_AFTER_MS = 60 * 60_000;
 /** How long a claim keeps other workers away from an alert; longer than any send can take. */
 export const DEFAULT_LEASE_MS = 60_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
+/** After a pruning pass that failed (the database away): minutes, as retention does, not a whole period. */
+const PRUNE_RETRY_MS = 5 * 60_000;
 const DAY_MS = 24 * 60 * 60_000;
 
 export interface OutboxWorkerOptions {
@@ -259,7 +261,13 @@ export class OutboxWorker {
       .then((removed) => {
         if (removed > 0) this.options.logger.info('pruned old alerts', { removed });
       })
-      .catch((error) => this.options.logger.warn('pruning old alerts failed', { err: error }))
+      .catch((error) => {
+        this.lastPrune = now - PRUNE_EVERY_MS + PRUNE_RETRY_MS;
+        this.options.logger.warn('pruning old alerts failed; trying again soon', {
+          err: error,
+          retryInMs: PRUNE_RETRY_MS,
+        });
+      })
       .finally(() => {
         this.pruning = null;
       });

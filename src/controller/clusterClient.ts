@@ -9,6 +9,7 @@ import {
   setHeaderOptions,
   type V1CronJob,
   type V1Job,
+  type V1Pod,
   type V1Secret,
 } from '@kubernetes/client-node';
 import type { Logger } from '../logging/logger';
@@ -163,6 +164,18 @@ export class ClusterClient {
 
   createJob(namespace: string, body: V1Job): Promise<V1Job> {
     return this.batch.createNamespacedJob({ namespace, body, fieldManager: FIELD_MANAGER });
+  }
+
+  // --- Pods (read only: what a run's pods say of its end) ---------------------------------------
+
+  podsPath(namespace: string | null): string {
+    return namespace ? `/api/v1/namespaces/${namespace}/pods` : '/api/v1/pods';
+  }
+
+  listPods(namespace: string | null, labelSelector: string): Promise<KubernetesListObject<V1Pod>> {
+    return namespace
+      ? this.core.listNamespacedPod({ namespace, labelSelector })
+      : this.core.listPodForAllNamespaces({ labelSelector });
   }
 
   // --- Secrets ------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import {
   type KubernetesObject,
   type V1CronJob,
   type V1Job,
+  type V1Pod,
   type V1Secret,
 } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
@@ -72,7 +73,7 @@ const LEASE_NAME = 'crondeck-controller';
 const managedSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY_CRONDECK}`;
 
 /**
- * `crondeck controller`: watches ScheduledJobs and the CronJobs, Jobs and Secrets it made, and
+ * `crondeck controller`: watches ScheduledJobs and the CronJobs, Jobs, pods and Secrets it made, and
  * reconciles each object that changed, on a queue that never gives one object to two workers and
  * backs off an object that keeps failing. With leader election, only the replica holding the Lease
  * watches and acts; the others wait to take over.
@@ -87,6 +88,7 @@ export class ControllerManager {
     alertConfigs: CachedInformer<AlertConfigResource>;
     cronJobs: CachedInformer<V1CronJob>;
     jobs: CachedInformer<V1Job>;
+    pods: CachedInformer<V1Pod>;
     secrets: CachedInformer<V1Secret>;
   } | null = null;
   private workers: Promise<void>[] = [];
@@ -199,7 +201,15 @@ export class ControllerManager {
         this.slotRunner?.jobChanged(job);
       },
     );
-    this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, secrets };
+    // A run's pods say why it failed (OOMKilled, ImagePullBackOff...): each change is its Job's.
+    const pods = watch(
+      managed('pods', cluster.podsPath(ns), (n, l) => cluster.listPods(n, l)),
+      (pod) => {
+        const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');
+        if (owner && pod.metadata?.namespace) this.queue.add(`run/${pod.metadata.namespace}/${owner.name}`);
+      },
+    );
+    this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, pods, secrets };
 
     const events = new EventRecorder(cluster.core, 'crondeck-controller', options.identity, logger);
     const sjKey = ({ namespace, name }: TokenWaiter) => `sj/${namespace}/${name}`;
@@ -228,13 +238,14 @@ export class ControllerManager {
     });
     this.runReconciler = new RunReconciler({
       pool: options.pool,
-      caches: { jobs, cronJobs },
+      caches: { jobs, cronJobs, pods },
       runs: new ClusterRunRecorder(options.recorder),
       clock: options.clock,
       logger,
       defaultTimeZone: options.defaultTimeZone,
       reportGraceMs: options.reportGraceMs,
       overruns: options.overruns,
+      refreshStatus: (namespace, name) => this.queue.add(`sj/${namespace}/${name}`),
     });
 
     // Work starts once the caches hold what exists: reconciling against a half-filled cache would

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_RETRY_ATTEMPTS } from './job';
 import type { RunTrigger } from './slots';
+import { REASON_CODE_MAX, REASON_MESSAGE_MAX } from './execution';
 
 /**
  * The window of times a report may name: none before this, and none more than an hour after the
@@ -56,6 +57,21 @@ export const attemptReportSchema = z
       stderr: z.string({ error: 'must be a string' }).default(''),
       scheduledAt: timestamp.optional(),
       trigger: z.enum(RUN_TRIGGERS, { error: `must be one of ${RUN_TRIGGERS.join(', ')}` }).optional(),
+      /** Why the attempt ended so, as the runner saw it (a timeout, a signal, a stop). */
+      reason: z
+        .strictObject(
+          {
+            code: z
+              .string({ error: 'must be a string' })
+              .regex(/^[A-Za-z][A-Za-z0-9]*$/, { error: 'must be a CamelCase word such as SIGKILL' })
+              .max(REASON_CODE_MAX, { error: `must be at most ${REASON_CODE_MAX} characters` }),
+            message: z
+              .string({ error: 'must be a string' })
+              .max(REASON_MESSAGE_MAX, { error: `must be at most ${REASON_MESSAGE_MAX} characters` }),
+          },
+          { error: 'must be an object { code, message }' },
+        )
+        .nullish(),
     },
     {
       error: (issue) =>

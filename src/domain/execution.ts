@@ -9,6 +9,21 @@ export type ExecutionStatus = FinalStatus | 'running';
 export const ALERT_EVENTS = ['success', 'failed', 'timeout'] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
+/**
+ * Why an attempt ended as it did, where its status and exit code do not say it: a code
+ * (Kubernetes-style CamelCase such as `OOMKilled`, `Evicted`, `ImagePullBackOff`, or the signal
+ * that killed the command, such as `SIGKILL`) and one line with the specifics (the memory limit,
+ * the image). None for a plain success or a plain non-zero exit.
+ */
+export interface FailureReason {
+  code: string;
+  message: string;
+}
+
+/** Longest code and message kept: a reason is one line, not a log. */
+export const REASON_CODE_MAX = 64;
+export const REASON_MESSAGE_MAX = 1000;
+
 export interface Execution {
   id: number;
   jobId: number;
@@ -21,6 +36,7 @@ export interface Execution {
   stdout: string;
   stderr: string;
   attempt: number;
+  reason: FailureReason | null;
   /** The slot the run is for (docs/slots.md); null for a run started by hand. */
   scheduledAt: Date | null;
   trigger: RunTrigger | null;
@@ -34,6 +50,8 @@ export interface AttemptResult {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** Why it ended so, when there is more to say than the status and exit code. */
+  reason?: FailureReason | null;
 }
 
 /** A job's attempt in progress, as the job object shows it (`running`). */

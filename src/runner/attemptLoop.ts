@@ -1,4 +1,5 @@
 import type { AttemptResult } from '../domain/execution';
+import { RUN_STOPPED } from '../domain/failureReasons';
 import type { Job } from '../domain/job';
 import type { Logger } from '../logging/logger';
 import { retryWhileUnavailable } from '../store/transient';
@@ -94,9 +95,10 @@ export async function runAttempts(
     const result = await running;
     const final = result.status !== 'failed' || attempt === attempts - 1 || signal.aborted;
     const stderr = signal.aborted ? `${result.stderr}${STOPPED_NOTE}` : result.stderr;
+    const reason = result.reason ?? (signal.aborted ? RUN_STOPPED : null);
     // The result exists only in memory until this commits: ride out a database restart.
     const recorded = await whileUnavailable(() =>
-      options.recorder.finishAttempt(executionId, { ...result, stderr }, final),
+      options.recorder.finishAttempt(executionId, { ...result, stderr, reason }, final),
     );
     if (recorded === false) {
       options.logger.warn('another process had closed this attempt as interrupted; the run ends there', {

@@ -2,7 +2,7 @@ import type { AttemptReportBody } from '../domain/attemptReport';
 import { type ReportClient, ReportRefusedError } from './reportClient';
 
 /** The fields a report may carry that a service older than the runner may not know. */
-export type OptionalReportFields = Pick<AttemptReportBody, 'scheduledAt' | 'trigger'>;
+export type OptionalReportFields = Pick<AttemptReportBody, 'scheduledAt' | 'trigger' | 'reason'>;
 
 /**
  * Sends a report together with fields newer than some services: one that refuses a field it does

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { type AttemptReportBody, RUN_TRIGGERS } from '../domain/attemptReport';
 import { RUNNER_ENV } from './runnerEnvironment';
-import { RUN_TRIGGERS } from '../domain/attemptReport';
 import { MAX_RETRY_ATTEMPTS } from '../domain/job';
 import type { RunSlot } from '../domain/slots';
 import type { Logger } from '../logging/logger';
@@ -229,6 +229,8 @@ export async function reportUnstartedRun(
     stderr: `[crondeck] ${why}\n`,
     startedAt: now,
     finishedAt: now,
+    // The controller, which sees the job container's state (ImagePullBackOff...), says more.
+    reason: { code: 'JobContainerNotStarted', message: why },
   };
   // A run another run had the slot of would not have run its command either: nothing to report.
   const claimed = await claimRunSlot(settings, io);
@@ -258,23 +260,23 @@ async function report(
   io: PodRunIo,
   slot: RunSlot | null,
 ): Promise<void> {
+  const body: AttemptReportBody = {
+    podUid: settings.podUid,
+    ...(settings.runUid ? { runUid: settings.runUid } : {}),
+    attempt,
+    final,
+    status: result.status,
+    exitCode: Math.max(-1, Math.min(255, result.exitCode)),
+    startedAt: result.startedAt.toISOString(),
+    finishedAt: result.finishedAt.toISOString(),
+    stdout: result.stdout,
+    stderr: result.stderr,
+  };
   try {
-    await sendWithOptionalFields(
-      client,
-      {
-        podUid: settings.podUid,
-        ...(settings.runUid ? { runUid: settings.runUid } : {}),
-        attempt,
-        final,
-        status: result.status,
-        exitCode: Math.max(-1, Math.min(255, result.exitCode)),
-        startedAt: result.startedAt.toISOString(),
-        finishedAt: result.finishedAt.toISOString(),
-        stdout: result.stdout,
-        stderr: result.stderr,
-      },
-      slot ? { scheduledAt: slot.scheduledAt.toISOString(), trigger: slot.trigger } : {},
-    );
+    await sendWithOptionalFields(client, body, {
+      ...(slot ? { scheduledAt: slot.scheduledAt.toISOString(), trigger: slot.trigger } : {}),
+      ...(result.reason ? { reason: result.reason } : {}),
+    });
   } catch (error) {
     // The run goes on: the controller records a run whose report never came from the Job's end.
     const why = error instanceof ReportRefusedError ? error.message : (error as Error).message;

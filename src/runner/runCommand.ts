@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import type { FinalStatus } from '../domain/execution';
+import type { FailureReason, FinalStatus } from '../domain/execution';
+import { killedBySignal, RUN_STOPPED, timedOut } from '../domain/failureReasons';
 import { type ProcessGroup, readProcessGroup } from './processGroup';
 import { OUTPUT_LIMIT_BYTES } from '../domain/outputTail';
 import { TailBuffer } from './tailBuffer';
@@ -36,6 +37,8 @@ export interface CommandResult {
   stderr: string;
   startedAt: Date;
   finishedAt: Date;
+  /** Why it ended so (a timeout, a stop, a signal); null (or absent) for a plain exit. */
+  reason?: FailureReason | null;
 }
 
 export const DEFAULT_OUTPUT_LIMIT_BYTES = OUTPUT_LIMIT_BYTES;
@@ -62,6 +65,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stopReason: 'timeout' | 'aborted' | null = null;
+    let killSent = false;
     let killTimer: NodeJS.Timeout | undefined;
     let drainTimer: NodeJS.Timeout | undefined;
     if (child.pid) options.onSpawn?.(readProcessGroup(child.pid));
@@ -77,7 +81,10 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       if (stopReason) return;
       stopReason = reason;
       signalGroup('SIGTERM');
-      killTimer = setTimeout(() => signalGroup('SIGKILL'), graceMs);
+      killTimer = setTimeout(() => {
+        killSent = true;
+        signalGroup('SIGKILL');
+      }, graceMs);
     };
 
     const timeoutTimer =
@@ -92,6 +99,15 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
 
     let settled = false;
+    /** A stop of ours says why; otherwise the signal the command died of, if it did (signalOfExit). */
+    const reasonFor = (exitCode: number): FailureReason | null => {
+      if (stopReason === 'timeout') {
+        return timedOut(options.timeoutSeconds, killSent ? { graceSeconds: graceMs / 1000 } : null);
+      }
+      if (stopReason === 'aborted') return RUN_STOPPED;
+      const signal = signalOfExit(exitCode);
+      return signal ? killedBySignal(signal, exitCode) : null;
+    };
     const finish = (exitCode: number, extraStderr = ''): void => {
       if (settled) return;
       settled = true;
@@ -114,6 +130,7 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
             : errText,
         startedAt,
         finishedAt: new Date(),
+        reason: reasonFor(exitCode),
       });
     };
 
@@ -139,4 +156,15 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     });
     child.on('close', (code, signal) => finish(exitCodeOf(code, signal)));
   });
+}
+
+const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, number]) => [number, name]));
+
+/**
+ * The signal that an exit code of 128 + n stands for, as shells and Kubernetes report a process
+ * killed by signal n (the shell of `sh -c` forks its commands, so a command killed by the kernel's
+ * OOM killer or by a person shows as the shell's exit code 137, not as a signal of the shell).
+ */
+export function signalOfExit(exitCode: number): string | null {
+  return exitCode > 128 ? (SIGNAL_NAMES.get(exitCode - 128) ?? null) : null;
 }

@@ -11,7 +11,9 @@ import {
 import { join } from 'node:path';
 import { abortableSleep } from './attemptLoop';
 import { isAlive, signalAttempt } from './processTree';
-import { type CommandResult, DEFAULT_OUTPUT_LIMIT_BYTES } from './runCommand';
+import { type CommandResult, DEFAULT_OUTPUT_LIMIT_BYTES, signalOfExit } from './runCommand';
+import type { FailureReason } from '../domain/execution';
+import { killedBySignal, RUN_STOPPED, timedOut } from '../domain/failureReasons';
 import { SUPERVISE_FILES } from './superviseFiles';
 import { tailText } from '../domain/outputTail';
 
@@ -92,6 +94,15 @@ export async function runSupervisedAttempt(options: SupervisedAttemptOptions): P
   }
 
   const exitCode = Number(readFileSync(exitFile, 'utf8').trim());
+  const signal = signalOfExit(exitCode);
+  const reason: FailureReason | null =
+    stopReason === 'timeout'
+      ? timedOut(options.timeoutSeconds, killSentAt !== null ? { graceSeconds: graceMs / 1000 } : null)
+      : stopReason === 'aborted'
+        ? RUN_STOPPED
+        : signal
+          ? killedBySignal(signal, exitCode)
+          : null;
   const limit = options.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT_BYTES;
   const stdout = readTail(file(SUPERVISE_FILES.stdout(attempt)), limit);
   let stderr = readTail(file(SUPERVISE_FILES.stderr(attempt)), limit);
@@ -105,6 +116,7 @@ export async function runSupervisedAttempt(options: SupervisedAttemptOptions): P
     stderr,
     startedAt,
     finishedAt: statSync(exitFile).mtime,
+    reason,
   };
 }
 
@@ -122,6 +134,11 @@ function lost(
     stderr: `[crondeck] the job container ${what}: attempt ${options.attempt} has no exit status\n`,
     startedAt,
     finishedAt: new Date(),
+    // The controller, which sees the pod, says why where it can (OOMKilled, Evicted).
+    reason:
+      stopReason === 'timeout'
+        ? timedOut(options.timeoutSeconds, { graceSeconds: options.killGraceSeconds ?? 5 })
+        : { code: 'JobContainerLost', message: `the job container ${what}` },
   };
 }
 

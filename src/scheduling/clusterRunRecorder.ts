@@ -1,4 +1,4 @@
-import type { Execution } from '../domain/execution';
+import type { Execution, FailureReason } from '../domain/execution';
 import type { Job } from '../domain/job';
 import type { RunSlot } from '../domain/slots';
 import type { ExecutionRecorder } from './executionRecorder';
@@ -14,8 +14,8 @@ export interface UnreportedRun {
   finishedAt: Date;
   /** The attempt the run was at: one past the last one reported. */
   attempt: number;
-  /** What Kubernetes said (the Job's condition), for stderr. */
-  reason: string;
+  /** What Kubernetes said (the Job's condition), for stderr and as the execution's reason. */
+  reason: FailureReason;
   /** The slot the run was for (its Job's annotations); null for a run started by hand. */
   slot?: RunSlot | null;
 }
@@ -36,8 +36,25 @@ export class ClusterRunRecorder {
     return this.recorder.markRunSeen(runUid, jobId);
   }
 
+  /**
+   * Keeps what the controller saw of the run's pods (OOMKilled, Evicted, ImagePullBackOff...; null
+   * when nothing is wrong with them; undefined when there is no pod to look at) for the run's final
+   * execution, whether it is recorded already or not (`ExecutionRecorder.noteRunReason`). `endedBy`:
+   * what ended the run when the pods say nothing (the Job's deadline).
+   */
+  noteRunReason(
+    jobId: number,
+    runUid: string,
+    seen: FailureReason | null | undefined,
+    runEnded: boolean,
+    endedBy: FailureReason | null = null,
+  ): Promise<Execution | null> {
+    return this.recorder.noteRunReason(jobId, runUid, seen, runEnded, endedBy);
+  }
+
   /** Records the run as Kubernetes saw it end; null when its pod's final report got there first. */
   recordUnreported(job: Job, run: UnreportedRun): Promise<Execution | null> {
+    const reportKey = `run:${run.runUid}:unreported`;
     return this.recorder.recordFinished(
       job,
       {
@@ -46,9 +63,11 @@ export class ClusterRunRecorder {
         finishedAt: run.finishedAt,
         exitCode: -1,
         stdout: '',
-        stderr: `[crondeck] the run ended without reporting its outcome: ${run.reason}\n`,
+        stderr: `[crondeck] the run ended without reporting its outcome: ${run.reason.code}: ${run.reason.message}\n`,
         attempt: run.attempt,
-        reportKey: `run:${run.runUid}:unreported`,
+        // What the controller saw of the pods, kept on the run, takes the place of this.
+        reason: run.reason,
+        reportKey,
         slot: run.slot ?? null,
       },
       true,
@@ -57,6 +76,7 @@ export class ClusterRunRecorder {
         jobId: job.id,
         by: 'controller',
         closes: true,
+        reportKey,
         // A run closed already (by its pod's final report) is not recorded again. Whatever a
         // report sent with another job's token claimed, the controller knows the run's job.
         admit: ({ closedBefore }) => closedBefore === null,

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { AttemptResult, Execution } from '../domain/execution';
+import type { AttemptResult, Execution, FailureReason } from '../domain/execution';
 import type { ProcessGroup } from '../runner/processGroup';
 import type { Job } from '../domain/job';
 import type { RunSlot } from '../domain/slots';
@@ -14,12 +14,15 @@ import {
   type FinishedExecution,
   finishAttempts,
   insertFinishedExecutions,
+  setExecutionReason,
   type StartingAttempt,
   startAttempts,
 } from '../store/executions';
 import { isTransientDatabaseError } from '../store/transient';
-import { type ClusterRunClaim, settleClaims } from './clusterRunClaims';
-import { markRunSeen } from '../store/clusterRuns';
+import { type ClaimSettlement, type ClusterRunClaim, settleClaims } from './clusterRunClaims';
+import { podMayExplain, sameReason, storableReason } from '../domain/failureReasons';
+import { claimClusterRuns, markRunSeen, saveRunReason } from '../store/clusterRuns';
+import { reviseWaitingAlerts } from '../store/alertReasons';
 import { eachAlone, GroupCommit } from './groupCommit';
 import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
 import type { AbandonedRunEnding } from './leftoverRuns';
@@ -29,6 +32,12 @@ export interface RecordedExecution {
   job: Job;
   execution: Execution;
   finalAttempt: boolean;
+  /**
+   * The final report of a cluster run that failed in a way its pod's state may explain (killed,
+   * stopped): the controller, which sees the pod, may give the execution its reason shortly
+   * (`ClusterRunRecorder.noteRunReason`), so its alerts wait a little for it.
+   */
+  awaitsClusterReason?: boolean;
 }
 
 /**
@@ -121,6 +130,39 @@ export class ExecutionRecorder {
   /** Notes that the controller saw a cluster run as job `jobId`'s (see `ClusterRunRecorder.registerRun`). */
   markRunSeen(runUid: string, jobId: number): Promise<void> {
     return markRunSeen(this.pool, runUid, jobId);
+  }
+
+  /**
+   * Keeps what the controller saw of cluster run `runUid`'s pods (`seen`: a reason; null, nothing
+   * wrong; undefined, no pod to look at: what was kept stays), under the run's lock, so that it
+   * and the run's final report meet once whichever comes first: a report recorded later takes the
+   * kept reason (`write`); an execution that closed the run already takes it now, and so do its
+   * alerts still waiting for it. Once the run has ended (`runEnded`) they wait no longer, with
+   * `endedBy` (the Job's DeadlineExceeded: the cluster stopped it) where the pods said nothing.
+   * Answers the execution given a reason, if one was.
+   */
+  async noteRunReason(
+    jobId: number,
+    runUid: string,
+    seen: FailureReason | null | undefined,
+    runEnded: boolean,
+    endedBy: FailureReason | null = null,
+  ): Promise<Execution | null> {
+    const observed = seen === undefined ? undefined : storableReason(seen);
+    const execution = await withTransaction(this.pool, async (tx) => {
+      const claim = (await claimClusterRuns(tx, [runUid])).find((row) => row.jobId === jobId);
+      if (observed !== undefined && !sameReason(claim?.reason ?? null, observed)) {
+        await saveRunReason(tx, { runUid, jobId }, observed);
+      }
+      const reason = (observed === undefined ? (claim?.reason ?? null) : observed) ?? storableReason(endedBy);
+      const closingKey = claim?.closedBy ? claim.closingKey : null;
+      if (!closingKey) return null;
+      const given = reason ? await setExecutionReason(tx, jobId, closingKey, reason) : null;
+      if (reason || runEnded) await reviseWaitingAlerts(tx, jobId, closingKey, reason);
+      return given;
+    });
+    if (execution) this.notify(execution);
+    return execution;
   }
 
   /** Keeps where a running attempt's processes are, so a start after a crash can end them. */
@@ -283,15 +325,25 @@ export class ExecutionRecorder {
     recorded: (executions: RecordedExecution[]) => Promise<void>,
   ): Promise<(Execution | null)[]> {
     const answers: (Execution | null)[] = recordings.map(() => null);
+    const awaitsReason: boolean[] = recordings.map(() => false);
     const outcomes: { at: number; outcome: AttemptOutcome }[] = [];
     const finished: { at: number; execution: FinishedExecution }[] = [];
-    const admitted = await this.admissions(tx, recordings);
+    const settlements = await this.admissions(tx, recordings);
     for (const [at, recording] of recordings.entries()) {
+      const settlement = settlements[at];
       if (recording.kind === 'outcome') {
         outcomes.push({ at, outcome: { executionId: recording.executionId, result: recording.result } });
-      } else if (admitted[at]) {
+      } else if (!settlement || settlement.admitted) {
         const { job } = recording;
-        finished.push({ at, execution: { ...recording.result, jobId: job.id, jobName: job.name } });
+        let { result } = recording;
+        // What the controller saw of the run's pods says more than the pod could (OOMKilled).
+        if (settlement?.closed && settlement.runReason) result = { ...result, reason: settlement.runReason };
+        awaitsReason[at] =
+          settlement?.closed === true &&
+          recording.claim?.by === 'report' &&
+          !settlement.runReason &&
+          podMayExplain(result);
+        finished.push({ at, execution: { ...result, jobId: job.id, jobName: job.name } });
       }
     }
     const written = await finishAttempts(
@@ -307,21 +359,27 @@ export class ExecutionRecorder {
     await recorded(
       recordings.flatMap((recording, at) => {
         const execution = answers[at];
-        return execution ? [{ job: recording.job, execution, finalAttempt: recording.finalAttempt }] : [];
+        if (!execution) return [];
+        const each: RecordedExecution = {
+          job: recording.job,
+          execution,
+          finalAttempt: recording.finalAttempt,
+        };
+        return [awaitsReason[at] ? { ...each, awaitsClusterReason: true } : each];
       }),
     );
     return answers;
   }
 
-  /** Whether each recording is admitted: those without a claim on a cluster run always are. */
-  private async admissions(tx: Queryable, recordings: Recording[]): Promise<boolean[]> {
+  /** How each recording's claim on a cluster run was settled; null for those without one. */
+  private async admissions(tx: Queryable, recordings: Recording[]): Promise<(ClaimSettlement | null)[]> {
     const claims = recordings.flatMap((recording) =>
       recording.kind === 'finished' && recording.claim ? [recording.claim] : [],
     );
     const settled = await settleClaims(tx, claims);
     let next = 0;
     return recordings.map((recording) =>
-      recording.kind === 'finished' && recording.claim ? settled[next++]! : true,
+      recording.kind === 'finished' && recording.claim ? settled[next++]! : null,
     );
   }
 

@@ -25,6 +25,7 @@ export class ReportIngest {
         exitCode: report.exitCode,
         stdout: report.stdout,
         stderr: report.stderr,
+        reason: report.reason ?? null,
         attempt: report.attempt,
         reportKey: reportKeyOf(report),
         // The run's slot, as the runner claimed it (a scheduled run's, a catch-up's, a backfill's).
@@ -33,7 +34,7 @@ export class ReportIngest {
           : null,
       },
       report.final,
-      report.runUid ? reportClaim(jobId, report.runUid, report.final) : undefined,
+      report.runUid ? reportClaim(jobId, report.runUid, report.final, reportKeyOf(report)) : undefined,
     );
     return recorded ? { recorded } : { duplicate: true };
   }
@@ -45,12 +46,18 @@ export class ReportIngest {
  * run as another job's (a token holds for its own job's runs only), and once the controller has
  * recorded the run as never reported (a late report would count it twice).
  */
-export function reportClaim(jobId: number, runUid: string, final: boolean): ClusterRunClaim {
+export function reportClaim(
+  jobId: number,
+  runUid: string,
+  final: boolean,
+  reportKey?: string,
+): ClusterRunClaim {
   return {
     runUid,
     jobId,
     by: 'report',
     closes: final,
+    reportKey,
     admit: ({ closedBefore, ownedByAnotherJob }) => {
       if (ownedByAnotherJob) throw conflict(`run ${runUid} is a run of another job, not of job ${jobId}`);
       if (closedBefore === 'controller') {

@@ -17,18 +17,20 @@ interface AlertConfigRow {
 }
 
 /**
- * A stored row as the domain has it: no `policy` key at all when there is none (spec's shape).
- * `webhooks` are given as the reader is to see them (with secrets, or `signed` flags).
+ * A stored row as the domain has it: no `policy` key at all when there is none (spec's shape), and
+ * each webhook as `webhookOf` makes it from its stored entry and its secret.
  */
-function configOf(row: Partial<AlertConfigRow>, webhooks: StoredWebhook[]): AlertConfig {
-  const config: AlertConfig = { webhooks, emails: row.emails ?? [] };
+function configOf(
+  row: Partial<AlertConfigRow>,
+  webhookOf: (webhook: StoredWebhook, secret: string | null) => StoredWebhook,
+): AlertConfig {
+  const secrets = row.webhook_secrets ?? [];
+  const config: AlertConfig = {
+    webhooks: (row.webhooks ?? []).map((webhook, index) => webhookOf(webhook, secrets[index] ?? null)),
+    emails: row.emails ?? [],
+  };
   if (row.policy) config.policy = row.policy;
   return config;
-}
-
-/** A stored webhook as readers see it: `signed: true` in place of its secret. */
-function withSignedFlags(webhooks: StoredWebhook[], secrets: (string | null)[]): StoredWebhook[] {
-  return webhooks.map((webhook, index) => (secrets[index] ? { ...webhook, signed: true } : webhook));
 }
 
 /**
@@ -39,7 +41,7 @@ export async function findAlertConfigs(db: Queryable, jobIds: number[]): Promise
   if (jobIds.length === 0) return new Map();
   const { rows } = await db.query<AlertConfigRow & { job_id: number }>(
     prepared(
-      'find_alert_configs_with_policy_and_secrets',
+      'find_alert_configs_with_policy',
       'SELECT job_id, webhooks, emails, webhook_secrets, policy FROM alert_configs WHERE job_id = ANY ($1::int[])',
       [jobIds],
     ),
@@ -47,13 +49,7 @@ export async function findAlertConfigs(db: Queryable, jobIds: number[]): Promise
   return new Map(
     rows.map((row) => [
       row.job_id,
-      configOf(
-        row,
-        row.webhooks.map((webhook, index) => {
-          const secret = row.webhook_secrets[index];
-          return secret ? { ...webhook, secret } : webhook;
-        }),
-      ),
+      configOf(row, (webhook, secret) => (secret ? { ...webhook, secret } : webhook)),
     ]),
   );
 }
@@ -103,6 +99,12 @@ export async function deleteAlertConfig(
 
 type AlertChannel = 'webhook' | 'email';
 
+/**
+ * What becomes of a queued alert: `pending` until delivered (or failed); `muted` (a maintenance
+ * window) and `suppressed` (a policy threshold) are never sent, and kept as history with a note.
+ */
+export type NewAlertState = 'pending' | 'muted' | 'suppressed';
+
 /** How a webhook alert is sent, beyond its URL; e-mails have neither. */
 interface WebhookDelivery {
   /** The format its configuration names; null (or absent): from the URL. */
@@ -110,12 +112,6 @@ interface WebhookDelivery {
   /** The `whsec_` secret it is signed with; null (or absent): unsigned. */
   signingSecret?: string | null;
 }
-
-/**
- * What becomes of a queued alert: `pending` until delivered (or failed); `muted` (a maintenance
- * window) and `suppressed` (a policy threshold) are never sent, and kept as history with a note.
- */
-export type NewAlertState = 'pending' | 'muted' | 'suppressed';
 
 export interface NewOutboxAlert extends WebhookDelivery {
   jobId: number;
@@ -136,9 +132,11 @@ export interface NewOutboxAlert extends WebhookDelivery {
   state: NewAlertState;
   /** Why a muted or suppressed alert was not sent. */
   note: string | null;
+  /** Not sent before this (default: at once). */
+  notBefore?: Date;
 }
 
-const OUTBOX_COLUMNS_PER_ROW = 12;
+const OUTBOX_COLUMNS_PER_ROW = 13;
 
 /**
  * Queues alerts. The same subject, channel and destination is queued once, so an execution
@@ -160,14 +158,15 @@ export async function enqueueAlerts(db: Queryable, alerts: NewOutboxAlert[]): Pr
       alert.state,
       alert.note,
       alert.format ?? null,
-      // A muted or suppressed alert is never sent: it keeps no secret.
+      // A muted or suppressed alert is finished at once: like a delivered one, it keeps no secret.
       alert.state === 'pending' ? (alert.signingSecret ?? null) : null,
       alert.createdAt,
+      alert.notBefore ?? alert.createdAt,
     );
     const at = (k: number) => `$${values.length - OUTBOX_COLUMNS_PER_ROW + k}`;
     const columns = Array.from({ length: OUTBOX_COLUMNS_PER_ROW }, (_, k) => at(k + 1));
     const [state, createdAt] = [at(8), at(12)];
-    return `(${columns.join(', ')}, ${createdAt}, CASE WHEN ${state} = 'pending' THEN NULL ELSE ${createdAt}::timestamptz END)`;
+    return `(${columns.join(', ')}, CASE WHEN ${state} = 'pending' THEN NULL ELSE ${createdAt}::timestamptz END)`;
   });
   const { rowCount } = await db.query(
     `INSERT INTO alert_outbox (job_id, execution_id, subject, event, channel, destination, snapshot, state, note,
@@ -323,7 +322,7 @@ export async function readJobAlertConfig(db: Queryable, jobId: number): Promise<
     [jobId],
   );
   if (!rows[0]) return null;
-  return configOf(rows[0], withSignedFlags(rows[0].webhooks ?? [], rows[0].webhook_secrets ?? []));
+  return configOf(rows[0], (webhook, secret) => (secret ? { ...webhook, signed: true } : webhook));
 }
 
 /**

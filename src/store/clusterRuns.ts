@@ -1,3 +1,4 @@
+import type { FailureReason } from '../domain/execution';
 import { prepared, type Queryable } from './database';
 
 /** Who recorded the outcome of a cluster run (one Kubernetes Job). */
@@ -11,6 +12,10 @@ export interface ClusterRunClaimRow {
   closedBy: RunClosedBy | null;
   /** The controller saw the Kubernetes Job carry this job's id: the run is this job's. */
   seenByController: boolean;
+  /** What the controller saw of the run's pods (OOMKilled, Evicted...), migration 016. */
+  reason: FailureReason | null;
+  /** The report key of the execution that closed the run, if one did. */
+  closingKey: string | null;
 }
 
 /**
@@ -29,10 +34,14 @@ export async function claimClusterRuns(
     job_id: number;
     closed_by: RunClosedBy | null;
     seen_by_controller: boolean;
+    reason: string | null;
+    reason_message: string | null;
+    closing_key: string | null;
   }>(
     prepared(
       'claim_job_cluster_runs',
-      'SELECT run_uid, job_id, closed_by, seen_by_controller FROM claim_job_cluster_runs($1::text[])',
+      `SELECT run_uid, job_id, closed_by, seen_by_controller, reason, reason_message, closing_key
+       FROM claim_job_cluster_runs($1::text[])`,
       [runUids],
     ),
   );
@@ -41,30 +50,56 @@ export async function claimClusterRuns(
     jobId: row.job_id,
     closedBy: row.closed_by,
     seenByController: row.seen_by_controller,
+    reason: row.reason === null ? null : { code: row.reason, message: row.reason_message ?? '' },
+    closingKey: row.closing_key,
   }));
 }
 
 /**
  * Marks runs closed for their jobs (claimed by `claimClusterRuns` in the same transaction, and
- * found open). The controller closing a run has seen its Kubernetes Job, and so its job.
+ * found open), each with the report key of the execution that closes it. The controller closing a
+ * run has seen its Kubernetes Job, and so its job.
  */
 export async function closeClusterRuns(
   tx: Queryable,
-  runs: readonly { runUid: string; jobId: number; closedBy: RunClosedBy }[],
+  runs: readonly { runUid: string; jobId: number; closedBy: RunClosedBy; closingKey: string | null }[],
 ): Promise<void> {
   if (runs.length === 0) return;
   await tx.query(
     prepared(
       'close_job_cluster_runs',
-      `INSERT INTO cluster_runs (run_uid, job_id, closed_by, closed_at, seen_by_controller)
-       SELECT run_uid, job_id, closed_by, now(), closed_by = 'controller'
-         FROM unnest($1::text[], $2::int[], $3::text[]) AS t(run_uid, job_id, closed_by)
+      `INSERT INTO cluster_runs (run_uid, job_id, closed_by, closed_at, seen_by_controller, closing_key)
+       SELECT run_uid, job_id, closed_by, now(), closed_by = 'controller', closing_key
+         FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS t(run_uid, job_id, closed_by, closing_key)
        ON CONFLICT (run_uid, job_id) DO UPDATE
-         SET closed_by = excluded.closed_by, closed_at = excluded.closed_at,
+         SET closed_by = excluded.closed_by, closed_at = excluded.closed_at, closing_key = excluded.closing_key,
              seen_by_controller = cluster_runs.seen_by_controller OR excluded.seen_by_controller
          WHERE cluster_runs.closed_by IS NULL`,
-      [runs.map((run) => run.runUid), runs.map((run) => run.jobId), runs.map((run) => run.closedBy)],
+      [
+        runs.map((run) => run.runUid),
+        runs.map((run) => run.jobId),
+        runs.map((run) => run.closedBy),
+        runs.map((run) => run.closingKey),
+      ],
     ),
+  );
+}
+
+/**
+ * Keeps what the controller saw of a run's pods (`reason`; null: nothing wrong any more), on the
+ * job's claim on the run, which it opens if need be. Call with the run claimed (`claimClusterRuns`)
+ * in the same transaction.
+ */
+export async function saveRunReason(
+  tx: Queryable,
+  run: { runUid: string; jobId: number },
+  reason: FailureReason | null,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO cluster_runs (run_uid, job_id, closed_by, closed_at, seen_by_controller, reason, reason_message)
+     VALUES ($1, $2, NULL, NULL, true, $3, $4)
+     ON CONFLICT (run_uid, job_id) DO UPDATE SET reason = excluded.reason, reason_message = excluded.reason_message`,
+    [run.runUid, run.jobId, reason?.code ?? null, reason?.message ?? null],
   );
 }
 

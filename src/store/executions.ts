@@ -1,5 +1,12 @@
 import type { Pool, PoolClient } from 'pg';
-import type { AttemptResult, Execution, ExecutionStatus, FinalStatus } from '../domain/execution';
+import type {
+  AttemptResult,
+  Execution,
+  ExecutionStatus,
+  FailureReason,
+  FinalStatus,
+} from '../domain/execution';
+import { storableReason } from '../domain/failureReasons';
 import type { RunSlot, RunTrigger } from '../domain/slots';
 import { boundedOutput } from '../domain/outputTail';
 import { storableText } from '../domain/text';
@@ -19,12 +26,14 @@ interface ExecutionRow {
   stdout?: string;
   stderr?: string;
   attempt: number;
+  reason: string | null;
+  reason_message: string | null;
   scheduled_at: Date | null;
   trigger: RunTrigger | null;
 }
 
 const SUMMARY_COLUMNS =
-  'id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt, scheduled_at, trigger';
+  'id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt, reason, reason_message, scheduled_at, trigger';
 const FULL_COLUMNS = `${SUMMARY_COLUMNS}, stdout, stderr`;
 
 function toExecution(row: ExecutionRow): Execution {
@@ -40,6 +49,7 @@ function toExecution(row: ExecutionRow): Execution {
     stdout: row.stdout ?? '',
     stderr: row.stderr ?? '',
     attempt: row.attempt,
+    reason: row.reason === null ? null : { code: row.reason, message: row.reason_message ?? '' },
     scheduledAt: row.scheduled_at,
     trigger: row.trigger,
   };
@@ -116,12 +126,14 @@ export async function finishAttempts(
     prepared(
       'finish_attempts',
       `WITH outcome AS (
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::text[])
-         AS t(id, status, finished_at, duration_ms, exit_code, stdout, stderr)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::text[],
+                            $8::text[], $9::text[])
+         AS t(id, status, finished_at, duration_ms, exit_code, stdout, stderr, reason, reason_message)
      ),
      finished AS (
        UPDATE executions e SET status = o.status, finished_at = o.finished_at, duration_ms = o.duration_ms,
-         exit_code = o.exit_code, stdout = o.stdout, stderr = o.stderr
+         exit_code = o.exit_code, stdout = o.stdout, stderr = o.stderr, reason = o.reason,
+         reason_message = o.reason_message
        FROM outcome o WHERE e.id = o.id AND e.status = 'running'
        RETURNING ${qualified('e', FULL_COLUMNS)}
      ),
@@ -135,6 +147,8 @@ export async function finishAttempts(
         outcomes.map((o) => o.result.exitCode),
         outcomes.map((o) => storableOutput(o.result.stdout)),
         outcomes.map((o) => storableOutput(o.result.stderr)),
+        outcomes.map((o) => storableReason(o.result.reason)?.code ?? null),
+        outcomes.map((o) => storableReason(o.result.reason)?.message ?? null),
       ],
     ),
   );
@@ -177,16 +191,16 @@ export async function insertFinishedExecutions(
       `WITH given AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
        FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::bigint[],
-                   $7::int[], $8::text[], $9::text[], $10::int[], $11::text[], $12::timestamptz[], $13::text[])
-         WITH ORDINALITY
+                   $7::int[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[],
+                   $14::timestamptz[], $15::text[]) WITH ORDINALITY
          AS t(job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
-              scheduled_at, trigger, n)
+              reason, reason_message, scheduled_at, trigger, n)
      ),
      inserted AS (
-       INSERT INTO executions (id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
-                               scheduled_at, trigger)
+       INSERT INTO executions (id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt,
+                               report_key, reason, reason_message, scheduled_at, trigger)
        SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
-              scheduled_at, trigger
+              reason, reason_message, scheduled_at, trigger
        FROM given ORDER BY n
        ON CONFLICT (job_id, report_key) DO NOTHING RETURNING ${FULL_COLUMNS}
      ),
@@ -204,6 +218,8 @@ export async function insertFinishedExecutions(
         executions.map((e) => storableOutput(e.stderr)),
         executions.map((e) => e.attempt),
         executions.map((e) => e.reportKey ?? null),
+        executions.map((e) => storableReason(e.reason)?.code ?? null),
+        executions.map((e) => storableReason(e.reason)?.message ?? null),
         executions.map((e) => e.slot?.scheduledAt ?? null),
         executions.map((e) => e.slot?.trigger ?? null),
       ],
@@ -293,6 +309,41 @@ export async function listExecutions(
   );
   const { version, rows: executionRows } = splitListVersion(rows, (row) => row.id === null);
   return { executions: executionRows.map(toExecution), version };
+}
+
+/**
+ * Gives the finished execution with report key `reportKey` of job `jobId` a reason it did not have
+ * (what the controller saw of its pod, after the pod's report). Answers it, or null when there is
+ * no such execution or it had that reason already. Nothing is counted again.
+ */
+export async function setExecutionReason(
+  db: Queryable,
+  jobId: number,
+  reportKey: string,
+  reason: FailureReason,
+): Promise<Execution | null> {
+  const stored = storableReason(reason)!;
+  const { rows } = await db.query<ExecutionRow>(
+    `UPDATE executions SET reason = $3, reason_message = $4
+     WHERE job_id = $1 AND report_key = $2 AND status <> 'running'
+       AND (reason, reason_message) IS DISTINCT FROM ($3, $4)
+     RETURNING ${FULL_COLUMNS}`,
+    [jobId, reportKey, stored.code, stored.message],
+  );
+  return rows[0] ? toExecution(rows[0]) : null;
+}
+
+/** Job `jobId`'s latest failed or timed-out execution, from the small index of failures (migration 016). */
+export async function findLastFailure(db: Queryable, jobId: number): Promise<Execution | null> {
+  const { rows } = await db.query<ExecutionRow>(
+    prepared(
+      'find_last_failure',
+      `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE job_id = $1 AND status IN ('failed', 'timeout')
+       ORDER BY started_at DESC, id DESC LIMIT 1`,
+      [jobId],
+    ),
+  );
+  return rows[0] ? toExecution(rows[0]) : null;
 }
 
 export async function findExecution(db: Queryable, id: number): Promise<Execution | null> {

@@ -2,6 +2,7 @@ import type { Execution, RunningAttempt } from '../domain/execution';
 import type { ProcessGroup } from '../runner/processGroup';
 import type { Queryable } from './database';
 import { findExecution } from './executions';
+import { SERVICE_STOPPED } from '../domain/failureReasons';
 
 /** The job's latest attempt in progress, or null. */
 export async function findRunningAttempt(db: Queryable, jobId: number): Promise<RunningAttempt | null> {
@@ -74,9 +75,9 @@ export async function closeAbandonedAttempt(
   const { rowCount } = await db.query(
     `UPDATE executions SET status = 'failed', finished_at = $2,
        duration_ms = GREATEST(0, EXTRACT(EPOCH FROM ($2::timestamptz - started_at)) * 1000)::bigint,
-       exit_code = $3, stderr = stderr || $4
+       exit_code = $3, stderr = stderr || $4, reason = $5, reason_message = $6
      WHERE id = $1 AND status = 'running'`,
-    [executionId, now, ending.exitCode, ending.note],
+    [executionId, now, ending.exitCode, ending.note, SERVICE_STOPPED.code, SERVICE_STOPPED.message],
   );
   return rowCount ? findExecution(db, executionId) : null;
 }

@@ -2,7 +2,7 @@ import { type CatchUp, type LastSlot, SLOT_OUTCOMES, type SlotOutcome } from '..
 import type { SlotClaimEvidence, SlotHold, SlotJudgement, SlotRun } from '../domain/slotRules';
 import type { SchedulerState } from '../domain/schedulerState';
 import { prepared, type Queryable } from './database';
-import { SLOT_EVIDENCE_LOCK_KEY } from './migrations/017_slot_ledger';
+import { SLOT_EVIDENCE_LOCK_KEY, TURNED_LATE_REASON } from './migrations/017_slot_ledger';
 
 /** A schedule a job had before an edit, whose slots up to `until` are judged by it. */
 export interface EarlierSchedule {
@@ -474,7 +474,8 @@ const MAX_KEPT_KEYS = 20;
  * Claims a slot for the run `runKey` at `at`. The first claimant has it, and so has the same run
  * asking again; a further one is let through when `allowDuplicates` (the slot will be judged
  * `duplicate`), else refused and kept as prevented. A claim that comes after the slot was judged
- * `missed` turns it `late`, as a recorded run does (migration 017).
+ * `missed` turns it `late` at once, its time standing for the run's start until the run is
+ * recorded and gives the slot its execution, start and delay (migration 017's trigger).
  */
 export async function claimSlot(
   db: Queryable,
@@ -505,13 +506,13 @@ export async function claimSlot(
       `WITH turned AS (
          UPDATE slots SET outcome = 'late', started_at = $3,
            delay_ms = greatest(0, (extract(epoch FROM $3::timestamptz - scheduled_at) * 1000)::bigint),
-           reason = 'judged missed, then a run for it started late'
+           reason = $4
          WHERE job_id = $1 AND scheduled_at = $2 AND outcome = 'missed'
          RETURNING job_id, scheduled_at
        )
        UPDATE slot_cursors c SET last_outcome = 'late'
        FROM turned t WHERE c.job_id = t.job_id AND c.last_slot_at = t.scheduled_at`,
-      [claim.jobId, claim.scheduledAt, claim.at],
+      [claim.jobId, claim.scheduledAt, claim.at, TURNED_LATE_REASON],
     );
   }
   if (row.inserted || row.run_key === claim.runKey) return { claimed: true, duplicate: false };

@@ -10,7 +10,14 @@ import { alertConfigSchema, webhookSecretKey } from '../../src/domain/alertConfi
 
 const ROUTING_KEY = 'R0123456789abcdefABCDEF012345678';
 
-function snapshot(overrides: { event?: string; name?: string; schedule?: string; stderr?: string }) {
+function snapshot(overrides: {
+  event?: string;
+  name?: string;
+  schedule?: string;
+  stderr?: string;
+  reason?: string;
+  reasonMessage?: string;
+}) {
   const event = (overrides.event ?? 'failed') as AlertSnapshot['event'];
   return {
     event,
@@ -30,10 +37,31 @@ function snapshot(overrides: { event?: string; name?: string; schedule?: string;
       stdoutTail: 'out\n',
       stderrTail: overrides.stderr ?? 'boom\n',
       attempt: 2,
+      ...(overrides.reason
+        ? { reason: overrides.reason, reasonMessage: overrides.reasonMessage ?? null }
+        : {}),
     },
     timestamp: '2026-01-01T02:00:01.300Z',
   } satisfies AlertSnapshot;
 }
+
+/** An overrun of the alert policy: about a run still going, without an execution. */
+const overrun = {
+  event: 'overrun',
+  job: { id: 7, name: 'backup', schedule: '0 2 * * *', command: 'pg_dump' },
+  run: {
+    startedAt: '2026-01-01T02:00:00.000Z',
+    runningForMs: 7_500_000,
+    maxDurationSeconds: 3600,
+    attempt: 1,
+  },
+  timestamp: '2026-01-01T04:05:00.000Z',
+} satisfies AlertSnapshot;
+
+const OOM = {
+  reason: 'OOMKilled',
+  reasonMessage: 'container "job" reached its memory limit of 64Mi',
+};
 
 describe('format choice for Teams Workflows and PagerDuty', () => {
   it.each([
@@ -105,6 +133,38 @@ describe('Teams format', () => {
     expect(body[0].items[0].inlines[0]).toMatchObject({ text: '✓ backup succeeded', color: 'Good' });
   });
 
+  it('says why the run failed and what to try, in TextRuns, before the output', () => {
+    const body = card(teamsMessage(snapshot({ ...OOM, reasonMessage: '**limit** [64Mi]' }))).body as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(body.map((item) => item.type)).toEqual([
+      'Container',
+      'FactSet',
+      'RichTextBlock',
+      'RichTextBlock',
+      'TextBlock',
+      'Container',
+    ]);
+    expect(body[2].inlines[0]).toEqual({ type: 'TextRun', text: 'Reason: OOMKilled: **limit** [64Mi]' });
+    expect(body[3].inlines[0].text).toMatch(/^Try: raise resources\.limits\.memory/);
+    expect(card(teamsMessage(snapshot({}))).body).toHaveLength(4);
+  });
+
+  it('shows the policy’s overrun in amber, with how long the run has gone on and no output', () => {
+    const body = card(teamsMessage(overrun)).body as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(body).toHaveLength(2);
+    expect(body[0].style).toBe('warning');
+    expect(body[0].items[0].inlines[0]).toMatchObject({
+      text: '⏱ backup still running after 2 h 5 min',
+      color: 'Warning',
+    });
+    expect(body[1].facts).toEqual([
+      { title: 'Schedule', value: '0 2 \\* \\* \\*' },
+      { title: 'Running for', value: '2 h 5 min' },
+      { title: 'Limit', value: '1 h 0 min' },
+      { title: 'Attempt', value: '1' },
+      { title: 'Running since', value: '2026-01-01T02:00:00.000Z' },
+    ]);
+  });
+
   it('keeps names, schedules and output literal: TextRuns for text, escaped Markdown in facts, no template functions', () => {
     const hostile = '**bold** _i_ [x](https://evil.example) {{DATE(2017-02-14T06:00:00Z, SHORT)}}';
     const body = card(teamsMessage(snapshot({ name: hostile, schedule: '*/5 1,*/2 * * *', stderr: hostile })))
@@ -174,6 +234,43 @@ describe('PagerDuty format', () => {
       'warning',
       'warning',
     ]);
+  });
+
+  it('adds the reason and what to try to the details of a run that has a reason', () => {
+    const event = pagerDutyEvent(snapshot(OOM), ROUTING_KEY) as { payload: { custom_details: object } };
+    expect(event.payload.custom_details).toMatchObject({
+      reason: 'OOMKilled',
+      reasonMessage: 'container "job" reached its memory limit of 64Mi',
+      hint: expect.stringMatching(/^raise resources\.limits\.memory/),
+    });
+    const plain = pagerDutyEvent(snapshot({}), ROUTING_KEY) as { payload: { custom_details: object } };
+    expect(plain.payload.custom_details).not.toHaveProperty('reason');
+  });
+
+  it('triggers a warning for the policy’s overrun, with the run in progress in its details', () => {
+    expect(pagerDutyEvent(overrun, ROUTING_KEY)).toEqual({
+      routing_key: ROUTING_KEY,
+      event_action: 'trigger',
+      dedup_key: 'crondeck-job-7',
+      client: 'Crondeck',
+      payload: {
+        summary: '⏱ backup still running after 2 h 5 min',
+        source: 'crondeck:backup',
+        severity: 'warning',
+        timestamp: '2026-01-01T04:05:00.000Z',
+        component: 'backup',
+        group: 'crondeck',
+        class: 'overrun',
+        custom_details: {
+          event: 'overrun',
+          job: 'backup',
+          jobId: 7,
+          schedule: '0 2 * * *',
+          command: 'pg_dump',
+          run: overrun.run,
+        },
+      },
+    });
   });
 
   it('keeps the summary within 1024 characters', () => {

@@ -13,6 +13,7 @@ function snapshot(overrides: {
   name?: string;
   stderr?: string;
   stdout?: string;
+  reason?: { code: string; message: string };
 }) {
   const event = overrides.event ?? 'failed';
   return {
@@ -28,6 +29,7 @@ function snapshot(overrides: {
       stdoutTail: overrides.stdout ?? '',
       stderrTail: overrides.stderr ?? '',
       attempt: 2,
+      ...(overrides.reason ? { reason: overrides.reason.code, reasonMessage: overrides.reason.message } : {}),
     },
     timestamp: '2026-01-01T02:00:01.300Z',
   } satisfies AlertSnapshot;
@@ -111,6 +113,51 @@ describe('e-mail format', () => {
     expect(message.subject).toBe('[service] ✗ a Bcc: x@y.z failed');
     expect(message.html).not.toContain('<script>');
     expect(message.text).toContain('Duration: 1.2 s (1234 ms)\nExit code: 1\nAttempt: 2\n');
+  });
+});
+
+describe('reason and what to try', () => {
+  const oom = {
+    code: 'OOMKilled',
+    message:
+      'container "run" reached its memory limit of 64Mi and was killed (Kubernetes does not report the peak)',
+  };
+
+  it('puts them in the e-mail, text and escaped HTML alike', () => {
+    const message = emailMessage(snapshot({ reason: oom }));
+    expect(message.text).toContain(
+      `Attempt: 2\nReason: OOMKilled: ${oom.message}\n` +
+        'Try: raise resources.limits.memory of the ScheduledJob, or make the command use less memory\n',
+    );
+    expect(message.html).toContain('<th align="left">Reason</th><td>OOMKilled: container &#34;run&#34;');
+    expect(message.html).toContain('<th align="left">Try</th>');
+  });
+
+  it('quotes what Kubernetes said as plain text in Slack, and escaped in Discord', () => {
+    const hostile = { code: 'ImagePullBackOff', message: `image "${HOSTILE}": Back-off pulling image` };
+    const slack = slackMessage(snapshot({ reason: hostile }));
+    expect(slack.attachments[0]!.blocks[2]).toEqual({
+      type: 'section',
+      text: {
+        type: 'plain_text',
+        text: `Reason: ImagePullBackOff: ${hostile.message}\nTry: check the image name and pull secret`,
+        emoji: false,
+      },
+    });
+    const discord = discordMessage(snapshot({ reason: hostile }));
+    const fields = (discord.embeds[0] as { fields: { name: string; value: string }[] }).fields;
+    const reason = fields.find((field) => field.name === 'Reason')!.value;
+    expect(reason).toContain('\\<\\@U123\\>');
+    expect(reason).not.toMatch(/(^|[^\\])[<>@*_]/);
+    expect(fields.find((field) => field.name === 'Try')!.value).toBe('check the image name and pull secret');
+  });
+
+  it('says nothing where there is no reason, or none was recorded (an alert queued before reasons)', () => {
+    const message = emailMessage(snapshot({}));
+    expect(message.text).not.toContain('Reason:');
+    expect(slackMessage(snapshot({})).attachments[0]!.blocks).toHaveLength(3);
+    const fields = (discordMessage(snapshot({})).embeds[0] as { fields: { name: string }[] }).fields;
+    expect(fields.map((field) => field.name)).toEqual(['Schedule', 'Duration', 'Exit code', 'Attempt']);
   });
 });
 

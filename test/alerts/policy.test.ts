@@ -264,4 +264,28 @@ describe('alert policy (local runtime)', () => {
     const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM alert_policy_state');
     expect(rows[0].n).toBe(0);
   });
+
+  it('lets the controller write a policy only when it changed, whatever order its keys come back in', async () => {
+    const id = await createJob('synced', {});
+    const config = {
+      webhooks: [{ url: `${receiver.url}/hook`, events: ['failed' as const, 'recovered' as const] }],
+      emails: [],
+      // jsonb gives keys back shortest first: recovery before afterConsecutiveFailures.
+      policy: {
+        afterConsecutiveFailures: 2,
+        recovery: true,
+        maintenance: [{ schedule: '0 1 * * 6', durationSeconds: 7200 }],
+      },
+    };
+    expect(await service.alerting.api.sync(id, config)).toBe(true);
+    const updatedAt = async () =>
+      (await db.pool.query('SELECT updated_at FROM alert_configs WHERE job_id = $1', [id])).rows[0]
+        .updated_at;
+    const written = await updatedAt();
+    expect(await service.alerting.api.sync(id, config)).toBe(false);
+    expect(await updatedAt()).toEqual(written);
+    expect(
+      await service.alerting.api.sync(id, { ...config, policy: { ...config.policy, recovery: false } }),
+    ).toBe(true);
+  });
 });

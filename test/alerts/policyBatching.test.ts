@@ -68,6 +68,7 @@ describe('the alert hook’s statements per recording transaction', () => {
           stdout: '',
           stderr: '',
           attempt: 0,
+          reason: null,
           scheduledAt: null,
           trigger: null,
         },
@@ -103,12 +104,13 @@ describe('the alert hook’s statements per recording transaction', () => {
     const fifty = await recordTogether(50, true, 'success');
     expect(fifty).toEqual(one);
     expect(fifty).toEqual(['SELECT job_id,', 'INSERT INTO', 'UPDATE alert_policy_state', 'INSERT INTO']);
-    // Failures that suspend add one statement for all the suspensions (and their slot ledger holds).
+    // Failures that suspend add one statement for all the suspensions.
     const suspending = await recordTogether(50, true, 'failed');
     expect(suspending).toEqual([
       'SELECT job_id,',
       'INSERT INTO',
       'UPDATE alert_policy_state',
+      // The suspensions and their slot ledger holds (migration 017), one statement.
       'WITH suspended',
       'INSERT INTO',
     ]);

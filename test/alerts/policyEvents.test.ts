@@ -3,16 +3,21 @@ import { ManualClock } from '../support/clock';
 import { eventually, startTestService, type TestService } from '../support/service';
 import { Receiver } from './support/receiver';
 import { generateCertificate, TestSmtpServer } from './support/smtp';
+import { verifyStandardWebhook } from './support/standardWebhooks';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const USER = 'crondeck-alerts';
 const PASSWORD = 'correct horse battery staple';
 const ALL_EVENTS = ['success', 'failed', 'timeout', 'recovered', 'overrun', 'tooFast', 'suspended'];
+const ROUTING_KEY = 'R0123456789abcdefABCDEF012345678';
+const SECRET = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+const SIGKILL = { code: 'SIGKILL', message: 'the command was killed by SIGKILL (exit code 137)' };
 
 /**
  * Every event of the alert policy as its receivers get it, over real HTTP and real SMTP: the
- * generic payload, Slack blocks, a Discord embed and an e-mail for a failure, its reminder, the
+ * generic payload (signed too), Slack blocks, a Discord embed, a Teams card, PagerDuty's Events API
+ * and an e-mail for a failure, its reminder (a run killed by a signal: its reason goes along), the
  * suspension it leads to, an overrun of the run that resumes the job, and that run's recovery and
  * too-fast finish.
  */
@@ -60,6 +65,14 @@ describe('the alert policy’s events in every format', () => {
         { url: `${receiver.url}/generic`, events: ALL_EVENTS },
         { url: 'https://hooks.slack.com/services/T000/B000/secret', events: ALL_EVENTS },
         { url: `${receiver.url}/api/webhooks/123/token`, events: ALL_EVENTS },
+        { url: `${receiver.url}/teams`, events: ALL_EVENTS, format: 'teams' },
+        // Not `success`: only the policy's `recovered` resolves the incident.
+        {
+          url: `${receiver.url}/pd/v2/enqueue?routing_key=${ROUTING_KEY}`,
+          events: ALL_EVENTS.filter((event) => event !== 'success'),
+          format: 'pagerduty',
+        },
+        { url: `${receiver.url}/signed`, events: ALL_EVENTS, secret: SECRET },
       ],
       emails: [{ to: ['ops@example.com'], events: ALL_EVENTS }],
       policy: {
@@ -90,7 +103,7 @@ describe('the alert policy’s events in every format', () => {
     clock.advance(61_000);
     await run();
     await attempts.waitForStarted(2);
-    attempts.finishNext({ status: 'failed', exitCode: 2, stderr: 'disk still full\n' });
+    attempts.finishNext({ status: 'failed', exitCode: 137, stderr: 'disk still full\n', reason: SIGKILL });
     await service.local.idle();
     await settled();
     // Suspended now; running it by hand resumes it, and this run goes on too long.
@@ -107,7 +120,7 @@ describe('the alert policy’s events in every format', () => {
     });
     await service.local.idle();
     await settled();
-    expect(receiver.requests).toHaveLength(3 * 7);
+    expect(receiver.requests).toHaveLength(6 * 7 - 1);
     expect(smtp.received).toHaveLength(7);
   }, 60_000);
 
@@ -230,5 +243,117 @@ describe('the alert policy’s events in every format', () => {
     );
     const reminder = smtp.received.find((m) => m.mail.text?.includes('Reminder: the job is still failing'));
     expect(reminder?.mail.subject).toBe('[service] ✗ report failed');
+  });
+
+  it('carries the reason and what to try of the run a policy event is about, in every format', () => {
+    const generic = receiver.to('/generic').map((request) => request.json as Obj);
+    const aboutKilledRun = generic.filter((body) => body.execution?.exitCode === 137);
+    expect(aboutKilledRun.map((body) => body.event).sort()).toEqual(['failed', 'suspended']);
+    for (const body of aboutKilledRun) {
+      expect(body.execution).toMatchObject({
+        reason: 'SIGKILL',
+        reasonMessage: SIGKILL.message,
+        hint: expect.stringContaining('something killed the command'),
+      });
+    }
+    const slack = receiver.to('/services/T000/B000/secret').map((request) => JSON.stringify(request.json));
+    expect(slack.filter((text) => text.includes(`Reason: SIGKILL: ${SIGKILL.message}`))).toHaveLength(2);
+    const suspendedEmbed = receiver
+      .to('/api/webhooks/123/token')
+      .map((request) => (request.json as Obj).embeds[0])
+      .find((embed) => embed.title === '⏸ report suspended');
+    expect(suspendedEmbed.fields).toContainEqual(expect.objectContaining({ name: 'Reason' }));
+    expect(suspendedEmbed.fields).toContainEqual(expect.objectContaining({ name: 'Try' }));
+    const suspendedMail = smtp.received.find((m) => m.mail.subject === '[service] ⏸ report suspended')!;
+    expect(suspendedMail.mail.text).toContain(`Reason: SIGKILL: ${SIGKILL.message}\nTry: something killed`);
+    // A run that went well has nothing to say.
+    expect(generic.find((body) => body.event === 'recovered')!.execution).toMatchObject({
+      reason: null,
+      hint: null,
+    });
+  });
+
+  it('shows each event in a Teams card of its own headline and colour, with the reason where there is one', () => {
+    const cards = receiver.to('/teams').map((request) => (request.json as Obj).attachments[0].content);
+    const card = byEvent(cards, (c) => c.fallbackText);
+    const style = (headline: string) => card[headline]!.body[0].style;
+    expect(style('↻ report recovered')).toBe('good');
+    expect(style('⏸ report suspended')).toBe('attention');
+    expect(style('⚡ report finished suspiciously fast')).toBe('warning');
+    const overrun = cards.find((c) => c.fallbackText.startsWith('⏱'))!;
+    expect(overrun.body[0].style).toBe('warning');
+    expect(overrun.body[1].facts.map((fact: Obj) => fact.title)).toEqual([
+      'Schedule',
+      'Running for',
+      'Limit',
+      'Attempt',
+      'Running since',
+    ]);
+    const texts = (c: Obj) =>
+      c.body.filter((item: Obj) => item.type === 'RichTextBlock').map((item: Obj) => item.inlines[0].text);
+    expect(texts(card['⏸ report suspended']!)).toEqual([
+      `Reason: SIGKILL: ${SIGKILL.message}`,
+      expect.stringMatching(/^Try: something killed the command/),
+    ]);
+    expect(card['⏸ report suspended']!.body[1].facts).toContainEqual({
+      title: 'Suspended',
+      value: expect.stringMatching(/^suspended after 2 failed runs in a row/),
+    });
+  });
+
+  it('opens the job’s PagerDuty incident on failure and resolves it with the policy’s recovered', () => {
+    const events = receiver.to('/pd/v2/enqueue').map((request) => request.json as Obj);
+    expect(events).toHaveLength(6);
+    for (const event of events) {
+      expect(event).toMatchObject({ routing_key: ROUTING_KEY, dedup_key: `crondeck-job-${jobId}` });
+    }
+    const triggers = events.filter((event) => event.event_action === 'trigger');
+    expect(triggers.map((event) => `${event.payload.class}:${event.payload.severity}`).sort()).toEqual(
+      ['failed:error', 'failed:error', 'overrun:warning', 'suspended:critical', 'tooFast:warning'].sort(),
+    );
+    const resolves = events.filter((event) => event.event_action === 'resolve');
+    expect(resolves).toEqual([
+      { routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: `crondeck-job-${jobId}` },
+    ]);
+    // The resolve comes after the failures it ends (each phase's alerts were sent before the next).
+    const lastFailure = Math.max(
+      ...events.flatMap((event, index) =>
+        ['failed', 'suspended'].includes(event.payload?.class) ? [index] : [],
+      ),
+    );
+    expect(events.indexOf(resolves[0]!)).toBeGreaterThan(lastFailure);
+    const suspended = triggers.find((event) => event.payload.class === 'suspended')!;
+    expect(suspended.payload.custom_details).toMatchObject({
+      reason: 'SIGKILL',
+      hint: expect.stringContaining('something killed the command'),
+      suspendedReason: expect.stringMatching(/^suspended after 2 failed runs in a row/),
+      consecutiveFailures: 2,
+    });
+    const overrun = triggers.find((event) => event.payload.class === 'overrun')!;
+    expect(overrun.payload.summary).toMatch(/^⏱ report still running after \d+ min \d+ s$/);
+    expect(overrun.payload.custom_details).toMatchObject({ run: { maxDurationSeconds: 300 } });
+    expect(overrun.payload.custom_details).not.toHaveProperty('executionId');
+  });
+
+  it('signs every policy event sent to a signed webhook, each alert with its own webhook-id', async () => {
+    const requests = receiver.to('/signed');
+    expect(requests.map((request) => (request.json as Obj).event).sort()).toEqual(
+      ['failed', 'failed', 'suspended', 'overrun', 'success', 'recovered', 'tooFast'].sort(),
+    );
+    for (const request of requests) {
+      // The service's clock moved on by hand: the timestamp is checked against its own time.
+      const sentAt = Number(request.headers['webhook-timestamp']);
+      expect(verifyStandardWebhook(SECRET, request.headers, request.text, sentAt)).toBe(true);
+      expect(request.headers['webhook-id']).toBe(request.headers['idempotency-key']);
+    }
+    const { rows } = await service.db.pool.query<{ id: string; signing_secret: string | null }>(
+      `SELECT id, signing_secret FROM alert_outbox WHERE destination = $1 ORDER BY id`,
+      [`${receiver.url}/signed`],
+    );
+    expect(requests.map((request) => request.headers['webhook-id']).sort()).toEqual(
+      rows.map((row) => `crondeck-alert-${row.id}`).sort(),
+    );
+    // Delivered: the secret is not kept with the alert.
+    expect(rows.every((row) => row.signing_secret === null)).toBe(true);
   });
 });

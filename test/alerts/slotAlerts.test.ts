@@ -98,6 +98,89 @@ describe('missed and late alerts', () => {
     ]);
   });
 
+  /** Records the run of `slot` that started at `startedAt`, as a pod's final report is recorded. */
+  async function recordRun(jobId: number, slot: string, startedAt: string): Promise<number> {
+    const started = new Date(startedAt);
+    const recorded = await service!.recorder.recordReport(
+      jobId,
+      {
+        status: 'success',
+        startedAt: started,
+        finishedAt: new Date(started.getTime() + 1000),
+        exitCode: 0,
+        stdout: '',
+        stderr: '',
+        attempt: 0,
+        reportKey: `pod:${startedAt}:0`,
+        slot: { scheduledAt: new Date(slot), trigger: 'schedule' },
+      },
+      true,
+    );
+    return recorded!.id;
+  }
+
+  it('sends a late slot’s alert once, across a restart', async () => {
+    receiver.respondWith((_request, index) =>
+      index === 0 ? { status: 503, body: 'busy' } : { status: 200 },
+    );
+    service = await start([60_000]);
+    const job = await jobWithAlerts(
+      { name: 'slow-start' },
+      {
+        webhooks: [{ url: `${receiver.url}/late`, events: ['late'] }],
+        emails: [],
+      },
+    );
+    const run = await recordRun(job.id, '2026-06-01T10:05:00Z', '2026-06-01T10:06:30Z');
+    await service.local.judgeSlots(clock.set('2026-06-01T10:07:00Z'));
+    await eventually(async () => receiver.requests.length === 1);
+    await service.stop();
+
+    clock.set('2026-06-01T10:08:00Z');
+    service = await start([50]);
+    await service.local.judgeSlots();
+    await eventually(async () => receiver.requests.length === 2);
+    await service.local.judgeSlots(clock.set('2026-06-01T10:08:30Z'));
+    await sleep(300);
+    expect(receiver.requests.map((request) => [request.path, request.answered])).toEqual([
+      ['/late', 503],
+      ['/late', 200],
+    ]);
+    expect(receiver.requests[1]!.json.slot).toEqual({
+      scheduledAt: '2026-06-01T10:05:00.000Z',
+      outcome: 'late',
+      reason: 'started 1 min 30 s after its time, past its grace of 1 min',
+      startedAt: '2026-06-01T10:06:30.000Z',
+      delayMs: 90_000,
+      executionIds: [run],
+    });
+    const { rows } = await db.pool.query('SELECT subject, event, state FROM alert_outbox ORDER BY id');
+    expect(rows).toEqual([
+      { subject: `slot:${job.id}:2026-06-01T10:05:00.000Z`, event: 'late', state: 'delivered' },
+    ]);
+  });
+
+  it('sends nothing more when a slot whose missed alert went out turns late', async () => {
+    service = await start([50]);
+    const job = await jobWithAlerts(
+      { name: 'very-late' },
+      {
+        webhooks: [{ url: `${receiver.url}/slots`, events: ['missed', 'late'] }],
+        emails: [],
+      },
+    );
+    await service.local.judgeSlots(clock.set('2026-06-01T10:06:00Z'));
+    await eventually(async () => receiver.requests.length === 1);
+    const run = await recordRun(job.id, '2026-06-01T10:05:00Z', '2026-06-01T10:09:00Z');
+    const [slot] = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body;
+    expect(slot).toMatchObject({ outcome: 'late', executionIds: [run] });
+    await service.local.judgeSlots(clock.set('2026-06-01T10:09:30Z'));
+    await sleep(300);
+    expect(receiver.requests.map((request) => request.json.event)).toEqual(['missed']);
+    const { rows } = await db.pool.query('SELECT subject, event FROM alert_outbox ORDER BY id');
+    expect(rows).toEqual([{ subject: `slot:${job.id}:2026-06-01T10:05:00.000Z`, event: 'missed' }]);
+  });
+
   it('sends a late slot’s alert, with its delay; a configuration of the spec’s events hears nothing', async () => {
     service = await start([50]);
     const job = await jobWithAlerts(

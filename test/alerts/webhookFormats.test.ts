@@ -84,10 +84,14 @@ describe('webhook alerts', () => {
         stdoutTail: 'hello <!channel> *bold*\n',
         stderrTail: 'boom ``` <@U123> & [x](https://evil.example)\n',
         attempt: 0,
+        // A plain non-zero exit: nothing more to say (the extension's fields are there, null).
+        reason: null,
+        reasonMessage: null,
+        hint: null,
       },
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
-    // The spec's fields in the spec's order, and nothing else.
+    // The spec's fields in the spec's order; extensions only after them.
     expect(Object.keys(generic!.json)).toEqual(['event', 'job', 'execution', 'timestamp']);
     expect(Object.keys(generic!.json.execution)).toEqual([
       'id',
@@ -99,6 +103,9 @@ describe('webhook alerts', () => {
       'stdoutTail',
       'stderrTail',
       'attempt',
+      'reason',
+      'reasonMessage',
+      'hint',
     ]);
     const raisedAt = Date.parse(generic!.json.timestamp);
     expect(raisedAt).toBeGreaterThanOrEqual(before);

@@ -218,6 +218,8 @@ describe('ScheduledJob CRD', () => {
       ['Suspended', 'boolean', '.spec.suspend'],
       ['Last Status', 'string', '.status.lastStatus'],
       ['Last Run', 'date', '.status.lastRun'],
+      ['Last Failure', 'string', '.status.lastFailureReason'],
+      ['Failed', 'date', '.status.lastFailureTime'],
       ['Next Run', 'string', '.status.nextRun'],
       ['Age', 'date', '.metadata.creationTimestamp'],
     ]);

@@ -18,15 +18,15 @@ describe('finishedJob', () => {
   it('reads how a run ended from the conditions the Job controller sets', () => {
     expect(finishedJob(recordedJob(10))).toMatchObject({
       status: 'success',
-      reason: 'CompletionsReached: Reached expected number of succeeded pods',
+      reason: { code: 'CompletionsReached', message: 'Reached expected number of succeeded pods' },
     });
     expect(finishedJob(recordedJob(17))).toMatchObject({
       status: 'failed',
-      reason: 'BackoffLimitExceeded: Job has reached the specified backoff limit',
+      reason: { code: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' },
     });
     expect(finishedJob(recordedJob(20))).toMatchObject({
       status: 'timeout',
-      reason: 'DeadlineExceeded: Job was active longer than specified deadline',
+      reason: { code: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' },
     });
   });
 
@@ -58,7 +58,7 @@ describe('skippedFireTimes', () => {
     status: 'success' as const,
     startedAt: new Date('2026-11-23T10:00:01Z'),
     finishedAt: new Date(finishedAt),
-    reason: 'CompletionsReached',
+    reason: { code: 'CompletionsReached', message: '' },
   });
   const noneLate = () => false;
 

@@ -1,5 +1,6 @@
+import { lastFailureOf } from '../../src/domain/failureReasons';
 import { crNameForJobName } from '../../src/controller/resources/names';
-import type { ScheduledJob } from '../../src/controller/resources/scheduledJob';
+import { type ScheduledJob, scheduledJobStatusSchema } from '../../src/controller/resources/scheduledJob';
 import { jobInputOfScheduledJob } from '../../src/controller/scheduledJobs/jobInput';
 import { desiredStatus, statusDiffers } from '../../src/controller/scheduledJobs/status';
 
@@ -108,6 +109,7 @@ describe('desiredStatus', () => {
     nextRun: new Date('2026-11-24T02:00:00Z'),
     lastRun: new Date('2026-11-23T02:00:00.456Z'),
     lastStatus: 'success' as const,
+    lastFailure: null,
   };
 
   it('says the job id, runs, generation and a Ready condition', () => {
@@ -167,11 +169,46 @@ describe('desiredStatus', () => {
     expect(failing.conditions![0]!.lastTransitionTime).toBe('2026-11-23T11:00:00Z');
     expect(statusDiffers(first, failing)).toBe(true);
   });
+
+  it('shows the last failure: when it ended, and why', () => {
+    const failed = (reason: { code: string; message: string } | null, exitCode = 137) =>
+      desiredStatus(
+        scheduledJob({}),
+        {
+          ...observed,
+          lastFailure: lastFailureOf({
+            status: 'failed',
+            exitCode,
+            startedAt: new Date('2026-11-22T02:00:00Z'),
+            finishedAt: new Date('2026-11-22T02:00:07.890Z'),
+            reason,
+          }),
+        },
+        { ready: true, reason: 'Reconciled', message: 'ok' },
+        now,
+      );
+    const oom = { code: 'OOMKilled', message: 'container "run" reached its memory limit of 64Mi' };
+    expect(failed(oom)).toMatchObject({
+      lastFailureTime: '2026-11-22T02:00:07Z',
+      lastFailureReason: 'OOMKilled',
+      lastFailureMessage: oom.message,
+    });
+    // A plain exit says Error, as the kubelet's terminated reason does.
+    expect(failed(null, 3)).toMatchObject({ lastFailureReason: 'Error', lastFailureMessage: 'exit code 3' });
+    const status = failed(oom);
+    expect(scheduledJobStatusSchema.safeParse(status).success).toBe(true);
+  });
 });
 
 describe('the Suspended condition', () => {
   const ready = { ready: true, reason: 'Reconciled', message: 'ok' };
-  const observed = { jobId: 7, nextRun: null, lastRun: null, lastStatus: 'failed' as const };
+  const observed = {
+    jobId: 7,
+    nextRun: null,
+    lastRun: null,
+    lastStatus: 'failed' as const,
+    lastFailure: null,
+  };
   const reason = 'suspended after 3 failed runs in a row (suspendAfterFailures: 3)';
   const suspendedOf = (status: ReturnType<typeof desiredStatus>) =>
     status.conditions?.find((condition) => condition.type === 'Suspended');

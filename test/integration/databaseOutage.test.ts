@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { OutboxWorker } from '../../src/alerts/outboxWorker';
 import { connectToServer, type Database } from '../../src/store/database';
 import { ControlledAttempts } from '../support/attempts';
 import { createTestDatabase, onPostgresServer } from '../support/database';
@@ -6,6 +7,7 @@ import { systemClock } from '../../src/domain/clock';
 import { scheduleRetention } from '../../src/scheduling/retention';
 import { createMemoryLogger } from '../support/memoryLogger';
 import { eventually, startTestService } from '../support/service';
+import { ManualClock } from '../support/clock';
 import { TcpProxy } from '../support/tcpProxy';
 
 /** The database as the service sees it through a proxy that the test can cut. */
@@ -150,6 +152,50 @@ describe('a database outage', () => {
     } finally {
       stop();
       if (away) await proxy.restore();
+      await close();
+    }
+  });
+
+  it('prunes old alerts again within minutes when a pass met the outage, not a pruning period later', async () => {
+    const { db, proxy, close } = await databaseBehindProxy();
+    const logger = createMemoryLogger();
+    const clock = new ManualClock(new Date());
+    const oldAlerts = async () =>
+      (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_outbox')).rows[0]!.n;
+    const worker = new OutboxWorker({
+      pool: db.pool,
+      clock,
+      logger,
+      pollIntervalMs: 20,
+      retentionDays: 90,
+      deliver: async () => ({ status: 'delivered' }),
+    });
+    let away = false;
+    try {
+      await db.pool.query(
+        `INSERT INTO alert_outbox (job_id, execution_id, subject, event, channel, destination, snapshot, state,
+           created_at, next_attempt_at, finished_at)
+         VALUES (1, 1, 'execution:1', 'failed', 'webhook', 'http://127.0.0.1:9/x', '{}', 'delivered',
+           now() - interval '200 days', now() - interval '200 days', now() - interval '200 days')`,
+      );
+      await proxy.cut();
+      away = true;
+      worker.start();
+      // An hour on, the worker prunes: the database is away.
+      clock.advance(61 * 60_000);
+      const failed = await eventually(async () =>
+        logger.lines.find((line) => line.msg === 'pruning old alerts failed; trying again soon'),
+      );
+      expect(failed).toMatchObject({ level: 'warn', retryInMs: 5 * 60_000 });
+      await proxy.restore();
+      away = false;
+      // Minutes later, not an hour: the retry prunes.
+      clock.advance(6 * 60_000);
+      await eventually(async () => (await oldAlerts()) === 0);
+      expect(logger.lines.find((line) => line.msg === 'pruned old alerts')).toMatchObject({ removed: 1 });
+    } finally {
+      if (away) await proxy.restore();
+      await worker.stop();
       await close();
     }
   });

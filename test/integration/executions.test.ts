@@ -47,6 +47,8 @@ describe('executions API', () => {
       durationMs: 250,
       exitCode: 1,
       attempt: 0,
+      reason: null,
+      reasonMessage: null,
       scheduledAt: null,
       trigger: null,
     });

@@ -68,12 +68,21 @@ describe('a leader that stalls or dies', () => {
     return runs;
   };
 
-  const executionsOf = async (service: ChildService, jobId: number) =>
-    (await service.request('GET', `/api/executions?jobId=${jobId}`)).body as {
+  /** The job's finished executions, or with `running` its attempts in progress (`?status=running`). */
+  const executionsOf = async (service: ChildService, jobId: number, running = false) =>
+    (await service.request('GET', `/api/executions?jobId=${jobId}${running ? '&status=running' : ''}`))
+      .body as {
       id: number;
       status: string;
       exitCode: number;
     }[];
+
+  /** The job's finished executions once it has some and none of its attempts is running any more. */
+  const finishedExecutionsOf = async (service: ChildService, jobId: number) => {
+    if ((await executionsOf(service, jobId, true)).length > 0) return false;
+    const finished = await executionsOf(service, jobId);
+    return finished.length > 0 && finished;
+  };
 
   it('leaves the runs of a stalled leader to it, and it records them when it resumes', async () => {
     if (!onPostgresServer) return;
@@ -98,15 +107,14 @@ describe('a leader that stalls or dies', () => {
     );
     expect(b.lines.filter((line) => line.msg === ENDED)).toEqual([]);
     for (const run of runs) expect([isAlive(run.shell), isAlive(run.child)]).toEqual([true, true]);
-    for (const run of runs) expect(await executionsOf(b, run.jobId)).toMatchObject([{ status: 'running' }]);
+    for (const run of runs) {
+      expect(await executionsOf(b, run.jobId, true)).toMatchObject([{ status: 'running' }]);
+    }
 
     process.kill(a.pid, 'SIGCONT');
     await a.waitForLog((line) => line.msg === 'no longer leading: this process stops firing jobs', 30_000);
     for (const run of runs) {
-      const [execution, ...more] = await eventually(async () => {
-        const executions = await executionsOf(b, run.jobId);
-        return executions.every((each) => each.status !== 'running') && executions;
-      }, 40_000);
+      const [execution, ...more] = await eventually(() => finishedExecutionsOf(b, run.jobId), 40_000);
       expect(more).toEqual([]);
       expect(execution).toMatchObject({ status: 'success', exitCode: 0 });
       const detail = (await b.request('GET', `/api/executions/${execution!.id}`)).body;
@@ -128,10 +136,7 @@ describe('a leader that stalls or dies', () => {
     await b.waitForLog((line) => line.msg === 'leading: this process fires jobs', 30_000);
     expect(await endsWithin(run!.shell, 20_000)).toBe(true);
     expect(await endsWithin(run!.child, 5_000)).toBe(true);
-    const [execution, ...more] = await eventually(async () => {
-      const executions = await executionsOf(b, run!.jobId);
-      return executions.every((each) => each.status !== 'running') && executions;
-    }, 20_000);
+    const [execution, ...more] = await eventually(() => finishedExecutionsOf(b, run!.jobId), 20_000);
     expect(more).toEqual([]);
     expect(execution).toMatchObject({ status: 'failed', exitCode: 143 });
     const detail = (await b.request('GET', `/api/executions/${execution!.id}`)).body;

@@ -126,6 +126,7 @@ describe('processes left running by a service that was killed', () => {
       exitCode: 143,
       startedAt: running.startedAt,
       attempt: 0,
+      reason: 'ServiceStopped',
     });
     expect(detail.stderr).toContain('the service stopped during this run');
     expect(detail.stderr).toContain('its remaining processes were ended with SIGTERM');

@@ -117,6 +117,8 @@ describe('local runtime', () => {
       durationMs: null,
       exitCode: null,
       attempt: 0,
+      reason: null,
+      reasonMessage: null,
       // A run by hand is for no slot.
       scheduledAt: null,
       trigger: null,

@@ -201,7 +201,7 @@ describe('recording executions together', () => {
       startedAt: new Date('2026-11-23T09:00:00Z'),
       finishedAt: new Date('2026-11-23T09:05:00Z'),
       attempt: 0,
-      reason: 'DeadlineExceeded',
+      reason: { code: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' },
     });
     const before = await counted();
     const first = report(job);
@@ -233,7 +233,7 @@ describe('recording executions together', () => {
       startedAt: new Date('2026-11-23T09:00:00Z'),
       finishedAt: new Date('2026-11-23T09:05:00Z'),
       attempt: 0,
-      reason: 'BackoffLimitExceeded',
+      reason: { code: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' },
     });
 
     // The controller first: the pod's final report that follows is too late.

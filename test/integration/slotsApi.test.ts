@@ -263,6 +263,31 @@ describe('slot ledger API', () => {
         token ? { authorization: `Bearer ${token}` } : {},
       );
 
+    /** A pod's final report of the run `runKey` of a slot, recorded as reports are. */
+    async function recordRun(
+      jobId: number,
+      run: { scheduledAt: string; startedAt: string; runKey: string },
+    ): Promise<{ id: number }> {
+      const startedAt = new Date(run.startedAt);
+      const recorded = await service.recorder.recordReport(
+        jobId,
+        {
+          status: 'success',
+          startedAt,
+          finishedAt: new Date(startedAt.getTime() + 600_000),
+          exitCode: 0,
+          stdout: '',
+          stderr: '',
+          attempt: 0,
+          reportKey: `pod:${run.runKey}:0`,
+          slot: { scheduledAt: new Date(run.scheduledAt), trigger: 'schedule' },
+        },
+        true,
+      );
+      expect(recorded).not.toBeNull();
+      return recorded!;
+    }
+
     it('gives a slot to its first run, again to the same run, and refuses a second run', async () => {
       clock.set('2026-06-02T11:58:00Z');
       const job = await createJob({ schedule: '*/5 * * * *' });
@@ -306,7 +331,15 @@ describe('slot ledger API', () => {
       });
       await service.local.judgeSlots(clock.set('2026-06-02T12:06:30Z'));
       const [judged] = (await service.request('GET', `/api/jobs/${job.id}/slots?limit=1`)).body;
-      expect(judged).toMatchObject({ outcome: 'duplicate', delayMs: 1000 });
+      expect(judged).toMatchObject({ outcome: 'duplicate', delayMs: 1000, executionIds: [] });
+      // Both runs report after the judgement: the slot names both, and no more than the claims let run.
+      const first = await recordRun(job.id, { ...slot, startedAt: '2026-06-02T12:05:01.200Z', runKey: 'a' });
+      const second = await recordRun(job.id, { ...slot, startedAt: '2026-06-02T12:05:01.100Z', runKey: 'b' });
+      await recordRun(job.id, { ...slot, startedAt: '2026-06-02T12:05:09Z', runKey: 'unclaimed' });
+      expect((await service.request('GET', `/api/jobs/${job.id}/slots?limit=1`)).body[0]).toEqual({
+        ...judged,
+        executionIds: [first.id, second.id],
+      });
     });
 
     it('maps the second fire of a DST fall-back to the slot it repeats', async () => {
@@ -342,6 +375,54 @@ describe('slot ledger API', () => {
       expect((await service.request('GET', `/api/jobs/${job.id}`)).body.lastSlot).toEqual({
         scheduledAt: '2026-06-02T12:10:00.000Z',
         outcome: 'late',
+      });
+      // Its run reports when it ends: the late slot then carries that run.
+      const run = await recordRun(job.id, {
+        scheduledAt: '2026-06-02T12:10:00Z',
+        startedAt: '2026-06-02T12:12:00.400Z',
+        runKey: 'very-late',
+      });
+      expect((await service.request('GET', `/api/jobs/${job.id}/slots?limit=1`)).body).toEqual([
+        {
+          scheduledAt: '2026-06-02T12:10:00.000Z',
+          outcome: 'late',
+          executionIds: [run.id],
+          startedAt: '2026-06-02T12:12:00.400Z',
+          delayMs: 120_400,
+          reason: 'judged missed, then a run for it started late',
+        },
+      ]);
+    });
+
+    it('gives a slot judged on its claim alone the execution of its run when the run is recorded', async () => {
+      clock.set('2026-06-02T12:11:00Z');
+      const job = await createJob({ schedule: '*/5 * * * *' });
+      clock.set('2026-06-02T12:15:02Z');
+      expect((await claim(job.id, { scheduledAt: '2026-06-02T12:15:00Z', runKey: 'long' })).status).toBe(200);
+      // A long run: judged ran on its claim, before it reports.
+      await service.local.judgeSlots(clock.set('2026-06-02T12:16:30Z'));
+      const judged = {
+        scheduledAt: '2026-06-02T12:15:00.000Z',
+        outcome: 'ran',
+        startedAt: '2026-06-02T12:15:02.000Z',
+        delayMs: 2000,
+        reason: null,
+      };
+      expect((await service.request('GET', `/api/jobs/${job.id}/slots?limit=1`)).body).toEqual([
+        { ...judged, executionIds: [] },
+      ]);
+      const run = await recordRun(job.id, {
+        scheduledAt: '2026-06-02T12:15:00Z',
+        startedAt: '2026-06-02T12:15:02.300Z',
+        runKey: 'long',
+      });
+      // The judgement stands; the slot names its run.
+      expect((await service.request('GET', `/api/jobs/${job.id}/slots?limit=1`)).body).toEqual([
+        { ...judged, executionIds: [run.id] },
+      ]);
+      expect((await service.request('GET', `/api/jobs/${job.id}`)).body.lastSlot).toEqual({
+        scheduledAt: '2026-06-02T12:15:00.000Z',
+        outcome: 'ran',
       });
     });
 

@@ -339,7 +339,16 @@ describe('everything Crondeck ships passes a server-side dry run', () => {
             name,
             desiredStatus(
               resource,
-              { jobId, nextRun: new Date('2026-11-26T02:30:00Z'), lastRun: now, lastStatus: 'failed' },
+              {
+                jobId,
+                nextRun: new Date('2026-11-26T02:30:00Z'),
+                lastRun: now,
+                lastStatus: 'failed',
+                lastFailure: {
+                  at: now,
+                  reason: { code: 'OOMKilled', message: 'container "run" reached its memory limit of 64Mi' },
+                },
+              },
               { ready: true, reason: 'Reconciled', message: 'the CronJob is in place' },
               now,
             ),
@@ -349,7 +358,7 @@ describe('everything Crondeck ships passes a server-side dry run', () => {
           dryRun.patchScheduledJobStatus(NAMESPACE, name, {
             ...desiredStatus(
               resource,
-              { jobId: null, nextRun: null, lastRun: null, lastStatus: null },
+              { jobId: null, nextRun: null, lastRun: null, lastStatus: null, lastFailure: null },
               { ready: false, reason: 'InvalidSpec', message: 'spec.schedule: the day never comes' },
               now,
             ),

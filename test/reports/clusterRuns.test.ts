@@ -31,7 +31,7 @@ describe('cluster runs: a pod’s reports and the controller’s own record neve
     startedAt: new Date('2026-11-23T10:00:00Z'),
     finishedAt: new Date('2026-11-23T10:05:00Z'),
     attempt: 0,
-    reason: 'DeadlineExceeded: Job was active longer than specified deadline',
+    reason: { code: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' },
   });
   const executionsOf = async () =>
     (

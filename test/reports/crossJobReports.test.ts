@@ -44,7 +44,7 @@ describe('a report token cannot touch another job’s runs', () => {
     startedAt: new Date('2026-11-23T10:00:00Z'),
     finishedAt: new Date('2026-11-23T10:05:00Z'),
     attempt: 0,
-    reason: 'DeadlineExceeded: Job was active longer than specified deadline',
+    reason: { code: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' },
   });
 
   beforeAll(async () => {

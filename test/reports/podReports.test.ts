@@ -113,6 +113,28 @@ describe('pod reports (POST /api/jobs/:id/reports)', () => {
     expect(outbox.rows.map((row) => Number(row.execution_id))).toEqual([second.body.id]);
   });
 
+  it('keeps the reason the pod’s runner gave (a timeout, a signal), bounded to one line', async () => {
+    const answer = await post(
+      jobId,
+      report({
+        podUid: 'signalled-pod',
+        exitCode: 143,
+        reason: { code: 'SIGTERM', message: 'the command was killed by SIGTERM\n(exit code 143)' },
+      }),
+    );
+    expect(answer.status).toBe(201);
+    const execution = (await service.request('GET', `/api/executions/${answer.body.id}`, undefined, auth))
+      .body;
+    expect(execution).toMatchObject({
+      reason: 'SIGTERM',
+      reasonMessage: 'the command was killed by SIGTERM (exit code 143)',
+    });
+    const plain = await post(jobId, report({ podUid: 'plain-pod', reason: null }));
+    expect(
+      (await service.request('GET', `/api/executions/${plain.body.id}`, undefined, auth)).body,
+    ).toMatchObject({ reason: null, reasonMessage: null });
+  });
+
   it('refuses a forged report: no token, another job’s token, the API token, or reports switched off', async () => {
     const before = await failedTotal(service);
     const body = report({ podUid: 'forged' });
@@ -142,6 +164,15 @@ describe('pod reports (POST /api/jobs/:id/reports)', () => {
       [report({ finishedAt: '2026-11-23T09:00:00Z' }), 'finishedAt: must not be before startedAt'],
       [report({ startedAt: 'yesterday' }), 'startedAt: must be an ISO 8601 timestamp'],
       [report({ extra: 1 }), 'unknown field extra'],
+      [report({ reason: 'OOMKilled' }), 'reason: must be an object { code, message }'],
+      [
+        report({ reason: { code: 'no spaces', message: '' } }),
+        'reason.code: must be a CamelCase word such as SIGKILL',
+      ],
+      [
+        report({ reason: { code: 'X', message: 'm'.repeat(1001) } }),
+        'reason.message: must be at most 1000 characters',
+      ],
       [42, 'request body must be a JSON object'],
     ];
     for (const [body, error] of cases) {

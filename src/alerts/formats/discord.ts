@@ -3,7 +3,9 @@ import {
   escapeWithin,
   type Fact,
   headline,
+  hintLine,
   policyFacts,
+  reasonLine,
   runFacts,
   separateBackticks,
   showsOutputBlock,
@@ -36,6 +38,11 @@ function inlineCode(value: string): string {
   return '`' + escapeWithin(value, DISCORD_LIMITS.fieldValue - 2, (c) => (c === '`' ? 'ˋ' : c)) + '`';
 }
 
+/** Text of a field: escaped, within a field's length. */
+function fieldText(text: string): string {
+  return escapeWithin(text, DISCORD_LIMITS.fieldValue, escapeDiscord);
+}
+
 /** Inside a code block nothing is parsed (no markdown, links or mentions); only its end is kept out. */
 function codeBlock(label: string, text: string, max: number): string {
   // Trailing newlines would only show as blank lines at the end of the block.
@@ -61,12 +68,16 @@ function factField(fact: Fact) {
 /**
  * An embed message: coloured embed (green success, red failure, amber for a warning of the alert
  * policy), inline fields schedule, duration, exit code and attempt (what the policy adds after
- * them), and stderr on failure. `allowed_mentions` with nothing to parse is Discord's own guarantee
+ * them), the reason and what to try where there is one, and stderr on failure. `allowed_mentions` with nothing to parse is Discord's own guarantee
  * that the message pings no one, whatever it contains.
  */
 export function discordMessage(snapshot: AlertSnapshot) {
   const title = escapeWithin(headline(snapshot), DISCORD_LIMITS.title, escapeDiscord);
   const fields = [...runFacts(snapshot), ...policyFacts(snapshot)].map(factField);
+  const reason = reasonLine(snapshot);
+  const hint = hintLine(snapshot);
+  if (reason) fields.push({ name: 'Reason', value: fieldText(reason), inline: false });
+  if (reason && hint) fields.push({ name: 'Try', value: fieldText(hint), inline: false });
   const embed: Record<string, unknown> = {
     title,
     color: COLOURS[toneOf(snapshot)],

@@ -1,5 +1,5 @@
 import { OUTPUT_TAIL_CHARACTERS, type AlertSnapshot } from '../alertSnapshot';
-import { formatDuration, policyFacts, shownOutput } from './presentation';
+import { formatDuration, hintLine, policyFacts, reasonLine, shownOutput } from './presentation';
 
 export interface EmailContent {
   subject: string;
@@ -42,7 +42,10 @@ function subjectOf(snapshot: AlertSnapshot): string {
   }
 }
 
-/** The table of the body: the spec's facts of the run, or of a run still going, then the policy's. */
+/**
+ * The table of the body: the spec's facts of the run, or of a run still going, then the policy's,
+ * then why the run ended so and what to try (where there is a reason).
+ */
 function rowsOf(snapshot: AlertSnapshot): [string, string][] {
   const { job, execution, run } = snapshot;
   const rows: [string, string][] = [['Job', job.name]];
@@ -72,13 +75,18 @@ function rowsOf(snapshot: AlertSnapshot): [string, string][] {
     // An overrun's start is the "Started" row above already.
     if (fact.label !== 'Running since') rows.push([fact.label, fact.value]);
   }
+  const reason = reasonLine(snapshot);
+  const hint = hintLine(snapshot);
+  if (reason) rows.push(['Reason', reason]);
+  if (reason && hint) rows.push(['Try', hint]);
   return rows;
 }
 
 /**
  * The e-mail of spec section 6. The body lists job name, schedule, start time, duration, exit
  * code, attempt and the last 500 characters of stderr (failure) or stdout (success), as plain text
- * with an escaped HTML alternative; what the alert policy adds comes after the spec's lines.
+ * with an escaped HTML alternative; what the alert policy adds, and why the run ended so and what
+ * to try, come after the spec's lines.
  */
 export function emailMessage(snapshot: AlertSnapshot): EmailContent {
   const subject = headerSafe(subjectOf(snapshot));

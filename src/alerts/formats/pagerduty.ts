@@ -1,5 +1,5 @@
 import type { AlertSnapshot } from '../alertSnapshot';
-import { escapeWithin, formatDuration, headline, policyFacts } from './presentation';
+import { escapeWithin, formatDuration, headline, hintLine } from './presentation';
 
 /** The Events API v2 limits, in characters. */
 export const PAGERDUTY_LIMITS = { summary: 1024 };
@@ -53,6 +53,48 @@ function pagerDutyDedupKey(jobId: number): string {
 }
 
 /**
+ * What an event's `custom_details` say of the run: its execution where there is one (with its
+ * reason and what to try, when it has a reason), the run still going for an overrun, and what the
+ * alert policy adds (the generic payload's fields).
+ */
+function runDetails(snapshot: AlertSnapshot): Record<string, unknown> {
+  const { execution, reminder, consecutiveFailures, failingSince, minDurationSeconds, suspendedReason, run } =
+    snapshot;
+  const details: Record<string, unknown> = {};
+  if (execution) {
+    Object.assign(details, {
+      executionId: execution.id,
+      status: execution.status,
+      exitCode: execution.exitCode,
+      duration: formatDuration(execution.durationMs),
+      durationMs: execution.durationMs,
+      attempt: execution.attempt,
+      startedAt: execution.startedAt,
+      finishedAt: execution.finishedAt,
+      stderrTail: execution.stderrTail,
+      stdoutTail: execution.stdoutTail,
+    });
+    // Why it ended so and what to try, where there is something to say.
+    if (execution.reason) {
+      Object.assign(details, {
+        reason: execution.reason,
+        reasonMessage: execution.reasonMessage ?? null,
+        hint: hintLine(snapshot),
+      });
+    }
+  }
+  if (reminder) details.reminder = reminder;
+  if (consecutiveFailures !== undefined) details.consecutiveFailures = consecutiveFailures;
+  if (failingSince !== undefined) details.failingSince = failingSince;
+  if (minDurationSeconds !== undefined) details.minDurationSeconds = minDurationSeconds;
+  if (suspendedReason !== undefined) details.suspendedReason = suspendedReason;
+  if (run) details.run = { ...run };
+  // The slot of a `missed` or `late` alert (docs/slots.md), as the generic payload has it.
+  if (snapshot.slot) details.slot = { ...snapshot.slot };
+  return details;
+}
+
+/**
  * An Events API v2 event for an alert. A failure (`failed`, `timeout`, and the other problem
  * events) triggers the job's incident with a summary, the job as source and component, and the
  * run in `custom_details`; `success` and `recovered` resolve it. Resolving an incident that is not
@@ -64,7 +106,7 @@ export function pagerDutyEvent(snapshot: AlertSnapshot, routingKey: string) {
   if (RESOLVING_EVENTS.has(event)) {
     return { routing_key: routingKey, event_action: 'resolve', dedup_key: dedupKey };
   }
-  // An event about no finished execution (an overrun, a suspension) says what it is about itself.
+  // An overrun is about a run still going: its headline says for how long.
   const summary = execution
     ? `${headline(snapshot)} (exit code ${execution.exitCode}, attempt ${execution.attempt})`
     : headline(snapshot);
@@ -87,19 +129,7 @@ export function pagerDutyEvent(snapshot: AlertSnapshot, routingKey: string) {
         jobId: job.id,
         schedule: job.schedule,
         command: job.command,
-        ...(execution && {
-          executionId: execution.id,
-          status: execution.status,
-          exitCode: execution.exitCode,
-          duration: formatDuration(execution.durationMs),
-          durationMs: execution.durationMs,
-          attempt: execution.attempt,
-          startedAt: execution.startedAt,
-          finishedAt: execution.finishedAt,
-          stderrTail: execution.stderrTail,
-          stdoutTail: execution.stdoutTail,
-        }),
-        ...Object.fromEntries(policyFacts(snapshot).map((fact) => [fact.label, fact.value])),
+        ...runDetails(snapshot),
       },
     },
   };

@@ -190,3 +190,60 @@ export function escapeWithin(
 export function separateBackticks(character: string): string {
   return character === '`' ? '`\u200b' : character;
 }
+
+/**
+ * One line of what to try, per reason code: what the person reading the alert would do next.
+ * Kubernetes' reasons come from the controller (podDiagnosis.ts), the others from the runner.
+ */
+const HINTS: Record<string, string> = {
+  OOMKilled: 'raise resources.limits.memory of the ScheduledJob, or make the command use less memory',
+  Evicted:
+    'the node ran short of memory or disk: set resources.requests so the pod is placed on a node with room',
+  ImagePullBackOff: 'check the image name and pull secret',
+  ErrImagePull: 'check the image name and pull secret',
+  InvalidImageName: 'fix the image name (registry/name:tag)',
+  ErrImageNeverPull: 'imagePullPolicy is Never: load the image on the nodes, or change the policy',
+  CreateContainerConfigError:
+    'check that the Secrets and ConfigMaps the env refers to exist and have those keys',
+  Unschedulable:
+    'no node can take the pod: lower resources.requests, add capacity, or check selectors and taints',
+  NodeLost: 'the node running the pod went away: run the job again, and check the node if it repeats',
+  Preempted: 'a pod of higher priority took its place: run the job again, or make room in the cluster',
+  NodeShutdown: 'the node shut down during the run: run the job again',
+  CreateContainerError: 'see kubectl describe pod of the run for what the container runtime refused',
+  RunContainerError: 'see kubectl describe pod of the run for what the container runtime refused',
+  DeadlineExceeded: 'the run outlived its timeout and retries: raise timeout, or find what makes it slow',
+  BackoffLimitExceeded:
+    'the pod failed without reporting: read kubectl logs and kubectl describe pod of the run',
+  JobContainerLost: 'the job container ended before the command did: see kubectl describe pod of the run',
+  JobContainerNotStarted: 'check the job image (it needs /bin/sh) and kubectl describe pod of the run',
+  Timeout: 'raise the job’s timeout, or find what makes the command slow',
+  Stopped: 'run the job again if it still should run',
+  ServiceStopped: 'see the service’s log for why it stopped, then run the job again',
+  SIGKILL:
+    'something killed the command; outside Kubernetes an out-of-memory kill cannot be told apart: look for the OOM killer in the system log (dmesg)',
+  SIGTERM:
+    'something asked the command to stop (a person, a shutdown): run the job again if it still should run',
+  SIGSEGV: 'the command crashed (segmentation fault): see its output and any core dump',
+  SIGABRT: 'the command aborted itself: see the end of its stderr',
+};
+
+/** What to try for a reason code, or null when there is no advice to give. */
+function hintFor(code: string | null | undefined): string | null {
+  return code ? (HINTS[code] ?? null) : null;
+}
+
+/**
+ * "OOMKilled: container "run" reached its memory limit of 64Mi...", or null without a reason (or
+ * without an execution: an overrun is about a run still going).
+ */
+export function reasonLine(snapshot: AlertSnapshot): string | null {
+  const { reason, reasonMessage } = snapshot.execution ?? {};
+  if (!reason) return null;
+  return reasonMessage ? `${reason}: ${reasonMessage}` : reason;
+}
+
+/** The line of what to try, for the execution's reason; null without one. */
+export function hintLine(snapshot: AlertSnapshot): string | null {
+  return hintFor(snapshot.execution?.reason);
+}

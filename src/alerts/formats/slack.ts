@@ -3,7 +3,9 @@ import {
   escapeWithin,
   type Fact,
   headline,
+  hintLine,
   policyFacts,
+  reasonLine,
   runFacts,
   separateBackticks,
   showsOutputBlock,
@@ -67,8 +69,8 @@ function factField(fact: Fact) {
 /**
  * A Block Kit message in one coloured attachment (green success, red failure, amber for a warning
  * of the alert policy): a header, the fields schedule, duration, exit code and attempt (what the
- * policy adds after them), and a stderr block on failure. `text` is the notification fallback;
- * `mrkdwn: false` keeps it free of formatting.
+ * policy adds after them), the reason and what to try where there is one, and a stderr block on
+ * failure. `text` is the notification fallback; `mrkdwn: false` keeps it free of formatting.
  */
 export function slackMessage(snapshot: AlertSnapshot) {
   const title = headline(snapshot);
@@ -88,6 +90,9 @@ export function slackMessage(snapshot: AlertSnapshot) {
       fields: [...runFacts(snapshot), ...policyFacts(snapshot)].slice(0, 10).map(factField),
     },
   ];
+  const why = whyText(snapshot);
+  // plain_text, like the header: a reason quotes what Kubernetes said (an image name, a message).
+  if (why) blocks.push({ type: 'section', text: { type: 'plain_text', text: why, emoji: false } });
   const output = shownOutput(snapshot);
   if (output && showsOutputBlock(snapshot)) {
     blocks.push({
@@ -100,6 +105,15 @@ export function slackMessage(snapshot: AlertSnapshot) {
     mrkdwn: false,
     attachments: [{ color: COLOURS[toneOf(snapshot)], blocks }],
   };
+}
+
+/** "Reason: OOMKilled: …" and "Try: …", within a section's length; null without a reason. */
+function whyText(snapshot: AlertSnapshot): string | null {
+  const reason = reasonLine(snapshot);
+  if (!reason) return null;
+  const hint = hintLine(snapshot);
+  const text = `Reason: ${reason}${hint ? `\nTry: ${hint}` : ''}`;
+  return escapeWithin(text, SLACK_LIMITS.sectionText, (c) => c);
 }
 
 /**

@@ -1,5 +1,15 @@
 import type { AlertSnapshot } from '../alertSnapshot';
-import { headline, policyFacts, runFacts, shownOutput, showsOutputBlock, toneOf } from './presentation';
+import {
+  headline,
+  hintLine,
+  policyFacts,
+  reasonLine,
+  runFacts,
+  showsOutputBlock,
+  shownOutput,
+  type Tone,
+  toneOf,
+} from './presentation';
 
 /** The Adaptive Card version Teams renders everywhere (desktop, web, mobile). */
 const CARD_VERSION = '1.4';
@@ -29,29 +39,29 @@ function plainText(text: string, style: Record<string, unknown> = {}) {
   };
 }
 
-/** The card's band for an alert's tone: green, red, or amber. */
-const BAND = {
+/** The card's band and headline colour for each tone: Adaptive Cards' container styles and colours. */
+const TONE_STYLES: Record<Tone, { style: string; color: string }> = {
   good: { style: 'good', color: 'Good' },
   bad: { style: 'attention', color: 'Attention' },
   warning: { style: 'warning', color: 'Warning' },
-} as const;
+};
 
 /**
  * A Teams message for a Workflows webhook ("Post to a channel when a webhook request is
  * received"): one Adaptive Card attachment with the headline in a green (success), red (failure)
- * or amber (a warning of the alert policy) band, the facts of the run (schedule, duration, exit
- * code and attempt; how long a run in progress has run) and of the policy, and on failure the end
- * of stderr in monospace.
+ * or amber (a warning of the alert policy) band, the facts schedule, duration, exit code and
+ * attempt (what the policy adds after them), the reason and what to try where there is one, and on
+ * failure the end of stderr in monospace.
  */
 export function teamsMessage(snapshot: AlertSnapshot) {
   const title = headline(snapshot);
-  const band = BAND[toneOf(snapshot)];
+  const tone = TONE_STYLES[toneOf(snapshot)];
   const body: unknown[] = [
     {
       type: 'Container',
-      style: band.style,
+      style: tone.style,
       bleed: true,
-      items: [plainText(title, { weight: 'Bolder', size: 'Large', color: band.color })],
+      items: [plainText(title, { weight: 'Bolder', size: 'Large', color: tone.color })],
     },
     {
       type: 'FactSet',
@@ -61,8 +71,13 @@ export function teamsMessage(snapshot: AlertSnapshot) {
       })),
     },
   ];
-  const output = showsOutputBlock(snapshot) ? shownOutput(snapshot) : null;
-  if (output) {
+  // TextRuns, like the title: a reason quotes what Kubernetes said (an image name, a message).
+  const reason = reasonLine(snapshot);
+  const hint = hintLine(snapshot);
+  if (reason) body.push(plainText(`Reason: ${reason}`));
+  if (reason && hint) body.push(plainText(`Try: ${hint}`));
+  const output = shownOutput(snapshot);
+  if (output && showsOutputBlock(snapshot)) {
     // Trailing newlines would only show as blank lines at the end.
     const text = output.text.replace(/\s+$/, '');
     body.push(

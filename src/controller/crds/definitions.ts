@@ -66,6 +66,19 @@ const SCHEDULED_JOB: ResourceDefinition = {
       description: 'Outcome of the last run',
     },
     { name: 'Last Run', type: 'date', jsonPath: '.status.lastRun', description: 'Start of the last run' },
+    {
+      name: 'Last Failure',
+      type: 'string',
+      jsonPath: '.status.lastFailureReason',
+      description: 'Why the last failed run failed (OOMKilled, Evicted, ImagePullBackOff...)',
+    },
+    {
+      name: 'Failed',
+      type: 'date',
+      jsonPath: '.status.lastFailureTime',
+      description: 'When the last failed run ended',
+      priority: 1,
+    },
     // A "date" column shows an age, and kubectl prints <invalid> for a time in the future.
     { name: 'Next Run', type: 'string', jsonPath: '.status.nextRun', description: 'Next planned run (UTC)' },
     AGE_COLUMN,

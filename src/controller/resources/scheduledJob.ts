@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { emailAddressSchema, MAX_RECIPIENTS_PER_EMAIL, webhookUrlSchema } from '../../domain/alertConfig';
 import { alertPolicySchema } from '../../domain/alertPolicy';
-import { FINAL_STATUSES } from '../../domain/execution';
+import { FINAL_STATUSES, REASON_CODE_MAX, REASON_MESSAGE_MAX } from '../../domain/execution';
 import { jobInputFields, retrySchema, scheduleSchema, timeZoneSchema } from '../../domain/job';
 import { catchUpSchema, DEFAULT_LATE_AFTER_SECONDS, lateAfterSecondsSchema } from '../../domain/slots';
 import {
@@ -207,6 +207,23 @@ export const scheduledJobStatusSchema = z
       .describe('Start of the last run.')
       .meta({ format: 'date-time' }),
     lastStatus: z.enum(FINAL_STATUSES).optional().describe('Outcome of the last run.'),
+    lastFailureTime: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('When the last failed or timed-out run ended.')
+      .meta({ format: 'date-time' }),
+    lastFailureReason: z
+      .string()
+      .max(REASON_CODE_MAX)
+      .optional()
+      .describe(
+        'Why the last failed run failed, in CamelCase: OOMKilled, Evicted, ImagePullBackOff, DeadlineExceeded, SIGKILL, Timeout..., or Error for a plain non-zero exit.',
+      ),
+    lastFailureMessage: z
+      .string()
+      .max(REASON_MESSAGE_MAX)
+      .optional()
+      .describe('The specifics of lastFailureReason (the memory limit, the image, the exit code).'),
     ...observedStatusFields(
       'Standard conditions: Ready; Suspended while the alert policy holds the job after failing runs.',
     ),

@@ -1,5 +1,6 @@
 import type { V1CronJob, V1Job, V1JobCondition } from '@kubernetes/client-node';
 import { checkCron, nextFireTime } from '../../domain/cron';
+import type { FailureReason } from '../../domain/execution';
 
 /** Set by the CronJob controller on the Jobs it creates: the fire time the Job is for. */
 export const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
@@ -8,8 +9,8 @@ export interface FinishedJob {
   status: 'success' | 'failed' | 'timeout';
   startedAt: Date;
   finishedAt: Date;
-  /** The Job's condition, e.g. "DeadlineExceeded: Job was active longer than specified deadline". */
-  reason: string;
+  /** The Job's condition, e.g. DeadlineExceeded, "Job was active longer than specified deadline". */
+  reason: FailureReason;
 }
 
 /**
@@ -35,7 +36,7 @@ export function finishedJob(job: V1Job): FinishedJob | null {
     status,
     startedAt,
     finishedAt,
-    reason: [condition.reason, condition.message].filter(Boolean).join(': ') || condition.type,
+    reason: { code: condition.reason || condition.type, message: condition.message ?? '' },
   };
 }
 

@@ -1,6 +1,7 @@
-import type { ObjectCache, V1CronJob, V1Job } from '@kubernetes/client-node';
+import type { ObjectCache, V1CronJob, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
 import type { Clock } from '../../domain/clock';
+import type { FailureReason } from '../../domain/execution';
 import type { Logger } from '../../logging/logger';
 import type { RunInProgress } from '../../alerts/policy/overruns';
 import type { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
@@ -9,10 +10,11 @@ import { wasRunPrevented } from '../../store/preventedRuns';
 import { JOB_ID_LABEL, type ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
 import { finishedJob, jobNameForFireTime, runStartedAt, skippedFireTimes } from './jobOutcome';
 import { slotOfKubeJob } from './jobSlot';
+import { diagnosePods } from './podDiagnosis';
 
 export interface RunReconcilerDeps {
   pool: Pool;
-  caches: { jobs: ObjectCache<V1Job>; cronJobs: ObjectCache<V1CronJob> };
+  caches: { jobs: ObjectCache<V1Job>; cronJobs: ObjectCache<V1CronJob>; pods: ObjectCache<V1Pod> };
   runs: ClusterRunRecorder;
   clock: Clock;
   logger: Logger;
@@ -22,6 +24,11 @@ export interface RunReconcilerDeps {
   reportGraceMs?: number;
   /** The alert policy's `overrun` (runs still going past the job's `maxDurationSeconds`). */
   overruns?: { raiseIfDue(run: RunInProgress): Promise<{ dueInMs: number | null }> };
+  /**
+   * Asks for ScheduledJob `name`'s status to be brought up to date (a failure to show in
+   * `lastFailureTime` and `lastFailureReason`).
+   */
+  refreshStatus?: (namespace: string, name: string) => void;
 }
 
 /**
@@ -35,12 +42,18 @@ export interface RunReconcilerDeps {
  * Both are keyed (by the Job's and the CronJob's UIDs), so any number of passes records each once.
  * While a Job runs, it is the run whose `overrun` the alert policy raises once it has gone on past
  * the job's `maxDurationSeconds` (keyed by the Job's UID too, so a restart never raises it twice).
+ * While the Job runs and as it ends, what its pods say (OOMKilled, Evicted, ImagePullBackOff,
+ * Unschedulable...: podDiagnosis.ts) is kept for the run, and reaches its final execution whether
+ * the pod's report came first or comes later; a pending pod that the Job controller deletes at the
+ * deadline has said it before.
  */
 export class RunReconciler {
   /** Jobs whose outcome is settled in the database: later passes (resyncs) skip them. */
   private readonly settled = new Set<string>();
   /** Jobs noted as their job's runs (`registerRun`), so each is written once per process. */
   private readonly seen = new Set<string>();
+  /** Per Job, what was last noted of its pods (and whether it had ended): written when it changes. */
+  private readonly noted = new Map<string, string>();
 
   constructor(private readonly deps: RunReconcilerDeps) {}
 
@@ -49,6 +62,7 @@ export class RunReconciler {
     if (!uid) return;
     this.settled.delete(uid);
     this.seen.delete(uid);
+    this.noted.delete(uid);
   }
 
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
@@ -65,6 +79,15 @@ export class RunReconciler {
       this.seen.add(uid);
     }
     const finished = finishedJob(kubeJob);
+    // Alerts wait only for failed runs: a Job that failed has ended for them. One past its deadline
+    // was stopped by the cluster, which is what its pod's runner, stopped too, could not say.
+    await this.notePods(
+      kubeJob,
+      jobId,
+      uid,
+      finished !== null && finished.status !== 'success',
+      finished?.status === 'timeout' ? finished.reason : null,
+    );
     if (!finished) return this.watchOverrun(jobId, kubeJob, uid);
     const job = await findJob(this.deps.pool, jobId);
     if (!job) return {};
@@ -105,6 +128,8 @@ export class RunReconciler {
       slot,
     });
     this.settled.add(uid);
+    this.noted.delete(uid);
+    if (recorded && recorded.status !== 'success') this.refreshStatusOf(kubeJob);
     if (recorded) {
       this.deps.logger.warn('recorded a run that did not report its outcome', {
         job: job.name,
@@ -122,5 +147,48 @@ export class RunReconciler {
     if (!this.deps.overruns || !startedAt) return {};
     const { dueInMs } = await this.deps.overruns.raiseIfDue({ jobId, runKey: `run:${uid}`, startedAt });
     return dueInMs === null ? {} : { requeueAfterMs: dueInMs };
+  }
+
+  /**
+   * Keeps what the Job's pods say for its run, when it changed since last noted here (once more as
+   * the Job fails: that lets alerts that waited for it go). A failure shown in the ScheduledJob's
+   * status is brought up to date.
+   */
+  private async notePods(
+    kubeJob: V1Job,
+    jobId: number,
+    uid: string,
+    failed: boolean,
+    endedBy: FailureReason | null,
+  ): Promise<void> {
+    const namespace = kubeJob.metadata?.namespace ?? '';
+    const pods = this.deps.caches.pods
+      .list(namespace)
+      .filter((pod) => pod.metadata?.ownerReferences?.some((owner) => owner.uid === uid));
+    const seen = diagnosePods(pods);
+    // No pod yet, and nothing ended: nothing to say.
+    if (seen === undefined && !failed) return;
+    const ended = failed;
+    const memo = `${ended}/${seen === undefined ? '?' : JSON.stringify(seen)}`;
+    if (this.noted.get(uid) === memo) return;
+    const given = await this.deps.runs.noteRunReason(jobId, uid, seen, ended, endedBy);
+    this.noted.set(uid, memo);
+    if (seen) {
+      this.deps.logger.info('a run’s pod says why it failed', {
+        kubernetesJob: `${namespace}/${kubeJob.metadata?.name}`,
+        reason: seen.code,
+        message: seen.message,
+      });
+    }
+    if (given || ended) this.refreshStatusOf(kubeJob);
+  }
+
+  /** The ScheduledJob behind a Kubernetes Job: the owner of the CronJob that owns it. */
+  private refreshStatusOf(kubeJob: V1Job): void {
+    const namespace = kubeJob.metadata?.namespace ?? '';
+    const owner = kubeJob.metadata?.ownerReferences?.find((ref) => ref.kind === 'CronJob');
+    const cronJob = owner ? this.deps.caches.cronJobs.get(owner.name, namespace) : undefined;
+    const scheduledJob = cronJob?.metadata?.ownerReferences?.find((ref) => ref.kind === 'ScheduledJob');
+    if (scheduledJob) this.deps.refreshStatus?.(namespace, scheduledJob.name);
   }
 }

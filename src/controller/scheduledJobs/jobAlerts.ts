@@ -17,8 +17,8 @@ import type { ScheduledJob } from '../resources/scheduledJob';
  * so alerting works exactly as it does locally. The job's alert policy comes from its
  * `spec.alertPolicy` or from one AlertConfig; a second AlertConfig that sets one is refused. Webhook
  * URLs and signing secrets kept in Secrets are read here and never stored in a custom resource. An
- * AlertConfig that cannot be used (a missing Secret key, a
- * bad URL) is left out and says why in its Ready condition.
+ * AlertConfig that cannot be used (a missing Secret key, a bad URL) is left out and says why in its
+ * Ready condition.
  */
 export async function syncJobAlerts(
   deps: { cluster: ClusterClient; alertConfigs: ObjectCache<AlertConfigResource>; alerts: JobAlertsSync },

@@ -15,6 +15,8 @@ import type { EventRecorder } from '../events';
 import type { ScheduledJob } from '../resources/scheduledJob';
 import { jobInputOfScheduledJob } from './jobInput';
 import { desiredStatus, type ObservedJob, type Readiness, statusDiffers } from './status';
+import { findLastFailure } from '../../store/executions';
+import { lastFailureOf } from '../../domain/failureReasons';
 import type { TokenSecrets } from './tokenSecrets';
 
 /** Held on every ScheduledJob so that its job's rows go when it goes. */
@@ -149,12 +151,14 @@ export class ScheduledJobReconciler {
       job.enabled && !paused
         ? this.nextRuns.nextAfter(job.schedule, effectiveTimeZone(job, this.deps.defaultTimeZone), now)
         : null;
+    const lastFailure = await findLastFailure(this.deps.pool, job.id);
     const observed: ObservedJob = {
       jobId: job.id,
       nextRun,
       lastRun: job.lastRun,
       lastStatus: job.lastStatus as ObservedJob['lastStatus'],
       suspendedReason: job.suspendedReason,
+      lastFailure: lastFailure ? lastFailureOf(lastFailure) : null,
     };
     const message = paused
       ? 'the CronJob is in place; the scheduler is paused'
@@ -252,6 +256,13 @@ export class ScheduledJobReconciler {
         lastStatus: previous.lastStatus ?? null,
         // The job's row is not read here: a suspension shown stays shown.
         suspendedReason: suspendedShown?.status === 'True' ? (suspendedShown.message ?? '') : null,
+        lastFailure:
+          previous.lastFailureTime && previous.lastFailureReason
+            ? {
+                at: new Date(previous.lastFailureTime),
+                reason: { code: previous.lastFailureReason, message: previous.lastFailureMessage ?? '' },
+              }
+            : null,
       },
       { ready: false, reason, message },
     );

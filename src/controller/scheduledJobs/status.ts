@@ -1,4 +1,5 @@
 import type { ScheduledJob, ScheduledJobStatus } from '../resources/scheduledJob';
+import type { LastFailure } from '../../domain/failureReasons';
 
 /** The Ready condition: whether the job is in the service and its CronJob matches the spec. */
 export interface Readiness {
@@ -15,6 +16,8 @@ export interface ObservedJob {
   lastStatus: ScheduledJobStatus['lastStatus'] | null;
   /** Why the job's alert policy suspended it; null when it is not suspended. */
   suspendedReason?: string | null;
+  /** The job's latest failed or timed-out run, if any (kubernetes#133662 asks this of CronJob). */
+  lastFailure: LastFailure | null;
 }
 
 type Condition = NonNullable<ScheduledJobStatus['conditions']>[number];
@@ -84,6 +87,11 @@ export function desiredStatus(
   if (observed.nextRun) result.nextRun = isoSeconds(observed.nextRun);
   if (observed.lastRun) result.lastRun = isoSeconds(observed.lastRun);
   if (observed.lastStatus) result.lastStatus = observed.lastStatus;
+  if (observed.lastFailure) {
+    result.lastFailureTime = isoSeconds(observed.lastFailure.at);
+    result.lastFailureReason = observed.lastFailure.reason.code;
+    result.lastFailureMessage = observed.lastFailure.reason.message;
+  }
   return result;
 }
 

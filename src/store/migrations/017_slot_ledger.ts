@@ -23,8 +23,10 @@
  * - `slot_backfills`: backfills asked for, and how far each has got; one unfinished per job.
  * - The outbox (migration 014) takes the ledger's alert events, `missed` and `late`, keyed by the
  *   subject `slot:<job id>:<slot>`: one alert per slot and destination.
- * - A run that arrives for a slot judged `missed` (a very late cluster Job) turns it `late`: the
- *   one exception to "written once", done by a trigger so that every path of recording does it.
+ * - A run that arrives for a slot judged `missed` (a very late cluster Job) turns it `late`, with
+ *   that run: the one exception to "written once", done by a trigger so that every path of
+ *   recording does it. The same trigger gives a slot judged on a claim alone (its run had not
+ *   reported yet) the run's execution when it arrives.
  */
 /**
  * The lock that orders the judge's reading of a slot's evidence with the recording of a run for
@@ -32,6 +34,9 @@
  * runtime/local/leadership.ts).
  */
 export const SLOT_EVIDENCE_LOCK_KEY = 7433_0017;
+
+/** The reason of a slot judged `missed` that a run (or a claim) turned `late`. */
+export const TURNED_LATE_REASON = 'judged missed, then a run for it started late';
 
 export const slotLedgerSchema = `
 ALTER TABLE jobs ADD COLUMN late_after_s integer NOT NULL DEFAULT 60;
@@ -130,9 +135,15 @@ ALTER TABLE alert_outbox DROP CONSTRAINT alert_outbox_event_check;
 ALTER TABLE alert_outbox ADD CONSTRAINT alert_outbox_event_check CHECK (event IN
   ('success', 'failed', 'timeout', 'recovered', 'overrun', 'tooFast', 'suspended', 'missed', 'late'));
 
--- A run for a slot judged missed turns it late. The judge holds this lock (exclusively) while it
--- reads a slot's evidence and writes its outcome, and a recording of runs with a slot takes it
--- shared: a run is then either seen by the judge or finds the slot it judged, never neither.
+-- A run recorded for a slot already judged completes it. The judge holds this lock (exclusively)
+-- while it reads a slot's evidence and writes its outcome, and a recording of runs with a slot
+-- takes it shared: a run is then either seen by the judge or finds the slot it judged, never
+-- neither.
+-- - A slot judged missed turns late, with the run (its first, should several arrive at once).
+-- - A slot a claim turned late (store/slots.ts claimSlot) takes its run's execution, start and
+--   delay: the claim's time stood for the start only until the run was known.
+-- - A slot judged on claims before its runs were recorded (a run longer than the grace) gains their
+--   executions, as many as the claims let run; its judgement, start and delay stand.
 CREATE FUNCTION slot_run_arrived() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM new_rows WHERE scheduled_at IS NOT NULL) THEN
@@ -140,22 +151,41 @@ BEGIN
   END IF;
   PERFORM pg_advisory_xact_lock_shared(${SLOT_EVIDENCE_LOCK_KEY});
   WITH arrived AS (
-    SELECT DISTINCT ON (job_id, scheduled_at) job_id, scheduled_at, id, started_at
+    SELECT job_id, scheduled_at, array_agg(id ORDER BY started_at, id) AS ids, min(started_at) AS started_at
     FROM new_rows
     WHERE scheduled_at IS NOT NULL AND attempt = 0 AND status <> 'skipped'
       AND trigger IS DISTINCT FROM 'backfill'
-    ORDER BY job_id, scheduled_at, started_at, id
+    GROUP BY job_id, scheduled_at
   ),
-  turned AS (
-    UPDATE slots s SET outcome = 'late', execution_ids = ARRAY[a.id], started_at = a.started_at,
-      delay_ms = greatest(0, (extract(epoch FROM a.started_at - s.scheduled_at) * 1000)::bigint),
-      reason = 'judged missed, then a run for it started late'
+  completing AS (
+    SELECT s.job_id, s.scheduled_at, a.started_at,
+      s.outcome = 'missed' OR (s.reason = '${TURNED_LATE_REASON}' AND cardinality(s.execution_ids) = 0)
+        AS takes_run,
+      CASE WHEN s.outcome = 'missed' THEN a.ids[1:1]
+           ELSE a.ids[1:1 + cardinality(c.duplicate_keys) - cardinality(s.execution_ids)] END AS ids
     FROM arrived a
-    WHERE s.job_id = a.job_id AND s.scheduled_at = a.scheduled_at AND s.outcome = 'missed'
-    RETURNING s.job_id, s.scheduled_at
+    JOIN slots s ON s.job_id = a.job_id AND s.scheduled_at = a.scheduled_at
+    LEFT JOIN slot_claims c ON c.job_id = a.job_id AND c.scheduled_at = a.scheduled_at
+    WHERE s.outcome = 'missed'
+      OR (s.outcome IN ('ran', 'late', 'duplicate')
+          AND cardinality(s.execution_ids) < 1 + cardinality(c.duplicate_keys))
+  ),
+  completed AS (
+    UPDATE slots s SET
+      outcome = CASE WHEN s.outcome = 'missed' THEN 'late' ELSE s.outcome END,
+      reason = CASE WHEN s.outcome = 'missed' THEN '${TURNED_LATE_REASON}' ELSE s.reason END,
+      execution_ids = ARRAY(SELECT unnest(s.execution_ids || t.ids) AS id ORDER BY id),
+      started_at = CASE WHEN t.takes_run THEN t.started_at ELSE s.started_at END,
+      delay_ms = CASE WHEN t.takes_run
+                      THEN greatest(0, (extract(epoch FROM t.started_at - s.scheduled_at) * 1000)::bigint)
+                      ELSE s.delay_ms END
+    FROM completing t
+    WHERE s.job_id = t.job_id AND s.scheduled_at = t.scheduled_at
+    RETURNING s.job_id, s.scheduled_at, s.outcome
   )
-  UPDATE slot_cursors c SET last_outcome = 'late'
-  FROM turned t WHERE c.job_id = t.job_id AND c.last_slot_at = t.scheduled_at;
+  UPDATE slot_cursors c SET last_outcome = t.outcome
+  FROM completed t
+  WHERE c.job_id = t.job_id AND c.last_slot_at = t.scheduled_at AND c.last_outcome IS DISTINCT FROM t.outcome;
   RETURN NULL;
 END
 $$;

@@ -13,6 +13,7 @@ import { jobScopedReportsSchema } from './012_job_scoped_reports';
 import { serviceProcessesSchema } from './013_service_processes';
 import { alertPolicySchema } from './014_alert_policy';
 import { signedWebhooksSchema } from './015_signed_webhooks';
+import { failureReasonsSchema } from './016_failure_reasons';
 import { slotLedgerSchema } from './017_slot_ledger';
 
 export interface Migration {
@@ -41,5 +42,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'service processes', sql: serviceProcessesSchema },
   { version: 14, name: 'alert policy', sql: alertPolicySchema },
   { version: 15, name: 'signed webhooks', sql: signedWebhooksSchema },
+  { version: 16, name: 'failure reasons', sql: failureReasonsSchema },
   { version: 17, name: 'slot ledger', sql: slotLedgerSchema },
 ];

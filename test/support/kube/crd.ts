@@ -1,11 +1,33 @@
+/**
+ * The CustomResourceDefinition kind: decoded as the server's v1 Go types (crdValidation/decode.ts),
+ * defaulted as v1 defaults, validated by crdValidation/. What happens once one is stored is in
+ * crdServing.ts.
+ */
 import { builtin, storageVersionHash } from './builtins/common';
-import { rootMetadataErrors } from './crdRootMetadata';
-import { customResourceType } from './customResources/customResourceType';
-import { fieldErr, type FieldError } from './errors';
-import type { Registry, ResourceType } from './resources';
-import type { Schema } from './schema';
-import { clone, rfc3339, type Obj } from './types';
-import { DNS1035_MSG, isDns1035 } from './validation';
+import { NotEmulatedCel } from './celCheck/errors';
+import { decodeCustomResourceDefinition } from './crdValidation/decode';
+import { validateCustomResourceDefinition } from './crdValidation';
+import { validateNames } from './crdValidation/names';
+import { notEmulated } from './errors';
+import type { ResourceType } from './resources';
+import type { Obj } from './types';
+
+/** The version objects are stored in (the one marked storage). */
+function storageVersion(crd: Obj): string | undefined {
+  return ((crd.spec?.versions ?? []) as Obj[]).find((v) => v.storage)?.name;
+}
+
+/** apiextensions' v1 defaulting: conversion None, singular and listKind from the kind, webhook port 443. */
+function defaultSpec(spec: Obj): void {
+  spec.conversion = spec.conversion ?? { strategy: 'None' };
+  const service = spec.conversion.webhook?.clientConfig?.service;
+  if (service && service.port === undefined) service.port = 443;
+  const names = spec.names;
+  if (names && typeof names.kind === 'string') {
+    if (!names.singular) names.singular = names.kind.toLowerCase();
+    if (!names.listKind && names.kind) names.listKind = `${names.kind}List`;
+  }
+}
 
 /** The CustomResourceDefinition kind itself. */
 export const customResourceDefinitions: ResourceType = builtin({
@@ -20,142 +42,36 @@ export const customResourceDefinitions: ResourceType = builtin({
   storageVersionHash: storageVersionHash('apiextensions.k8s.io', 'v1beta1', 'CustomResourceDefinition'),
   subresources: ['status'],
   generation: true,
+  prune: decodeCustomResourceDefinition,
   defaults(obj, ctx) {
-    obj.spec.conversion = obj.spec.conversion ?? { strategy: 'None' };
+    if (obj.spec) defaultSpec(obj.spec);
+    const storage = storageVersion(obj);
     if (ctx.operation === 'create') {
       // What the create answers: no conditions yet, names not accepted (01 #4).
       obj.status = {
         conditions: null,
         acceptedNames: { plural: '', kind: '' },
-        storedVersions: (obj.spec.versions ?? []).filter((v: Obj) => v.storage).map((v: Obj) => v.name),
+        storedVersions: storage ? [storage] : null,
       };
+    } else if (
+      ctx.operation === 'update' &&
+      obj.status &&
+      storage &&
+      !((obj.status.storedVersions ?? []) as string[]).includes(storage)
+    ) {
+      // A new storage version is recorded as stored at once (the strategy's PrepareForUpdate).
+      obj.status.storedVersions = [...((obj.status.storedVersions ?? []) as string[]), storage];
     }
   },
-  validate: validateCrd,
+  validate(obj, ctx) {
+    // Through /status only the accepted names are checked (ValidateUpdateCustomResourceDefinitionStatus).
+    if (ctx.operation === 'status')
+      return validateNames(obj.status?.acceptedNames ?? {}, 'status.acceptedNames');
+    try {
+      return validateCustomResourceDefinition(obj, ctx.operation === 'create' ? undefined : ctx.old);
+    } catch (e) {
+      if (e instanceof NotEmulatedCel) throw notEmulated(e.message);
+      throw e;
+    }
+  },
 });
-
-function schemaTypeErrors(schema: Schema, path: string, errs: FieldError[]): void {
-  for (const [k, child] of Object.entries(schema.properties ?? {})) {
-    const p = `${path}.properties[${k}]`;
-    if (
-      !child.type &&
-      !child['x-kubernetes-int-or-string'] &&
-      !child['x-kubernetes-preserve-unknown-fields']
-    ) {
-      errs.push(fieldErr.required(`${p}.type`, 'must not be empty for specified object fields'));
-    }
-    schemaTypeErrors(child, p, errs);
-  }
-  if (schema.items) schemaTypeErrors(schema.items, `${path}.items`, errs);
-}
-
-/** The structural checks whose messages 01 #3 shows (name, plural, untyped property, printer column). */
-function validateCrd(obj: Obj): FieldError[] {
-  const errs: FieldError[] = [];
-  const spec = obj.spec ?? {};
-  const names = spec.names ?? {};
-  if (obj.metadata.name !== `${names.plural}.${spec.group}`) {
-    errs.push(
-      fieldErr.invalid('metadata.name', obj.metadata.name, 'must be spec.names.plural+"."+spec.group'),
-    );
-  }
-  for (const f of ['plural', 'singular']) {
-    if (names[f] && !isDns1035(names[f]))
-      errs.push(fieldErr.invalid(`spec.names.${f}`, names[f], DNS1035_MSG));
-  }
-  const versions: Obj[] = spec.versions ?? [];
-  errs.push(...rootMetadataErrors(versions));
-  // With one version the server validates its schema/columns as the top-level ones (01 #3 paths).
-  const prefix = (v: number, field: string) =>
-    versions.length === 1 ? `spec.${field}` : `spec.versions[${v}].${field}`;
-  versions.forEach((v, i) => {
-    const schema = v.schema?.openAPIV3Schema as Schema | undefined;
-    if (schema)
-      schemaTypeErrors(
-        schema,
-        versions.length === 1
-          ? 'spec.validation.openAPIV3Schema'
-          : `spec.versions[${i}].schema.openAPIV3Schema`,
-        errs,
-      );
-    (v.additionalPrinterColumns ?? []).forEach((c: Obj, j: number) => {
-      if (typeof c.jsonPath !== 'string' || !c.jsonPath.startsWith('.')) {
-        errs.push(
-          fieldErr.invalid(
-            `${prefix(i, 'additionalPrinterColumns')}[${j}].JSONPath`,
-            c.jsonPath,
-            'must be a simple json path starting with .',
-          ),
-        );
-      }
-    });
-  });
-  return errs;
-}
-
-/**
- * The apiextensions controllers: NamesAccepted, then Established=False "Installing", then
- * Established=True, each a separate write (01 #5 shows two MODIFIED events), then the kind is served.
- */
-export function establish(crd: Obj, now: Date, write: (crd: Obj) => Obj, registry: Registry): void {
-  const names = crd.spec.names;
-  const accepted: Obj = { plural: names.plural, singular: names.singular };
-  if (names.shortNames) accepted.shortNames = names.shortNames;
-  accepted.kind = names.kind;
-  accepted.listKind = names.listKind;
-  if (names.categories) accepted.categories = names.categories;
-  const t = rfc3339(now);
-  const namesAccepted = {
-    type: 'NamesAccepted',
-    status: 'True',
-    lastTransitionTime: t,
-    reason: 'NoConflicts',
-    message: 'no conflicts found',
-  };
-  let current = clone(crd);
-  current.status = {
-    ...current.status,
-    conditions: [
-      namesAccepted,
-      {
-        type: 'Established',
-        status: 'False',
-        lastTransitionTime: t,
-        reason: 'Installing',
-        message: 'the initial names have been accepted',
-      },
-    ],
-    acceptedNames: accepted,
-  };
-  current = write(current);
-  for (const v of current.spec.versions ?? []) if (v.served) registry.add(customResourceType(current, v));
-  current.status.conditions = [
-    namesAccepted,
-    {
-      type: 'Established',
-      status: 'True',
-      lastTransitionTime: t,
-      reason: 'InitialNamesAccepted',
-      message: 'the initial names have been accepted',
-    },
-  ];
-  write(current);
-}
-
-export function unregister(crd: Obj, registry: Registry): void {
-  for (const v of crd.spec?.versions ?? []) registry.remove(crd.spec.group, v.name, crd.spec.names.plural);
-}
-
-/** An updated, established CRD serves its new schema from then on (18 #96: new default, lower maximum). */
-export function reregister(crd: Obj, registry: Registry): void {
-  const established = (crd.status?.conditions ?? []).some(
-    (c: Obj) => c.type === 'Established' && c.status === 'True',
-  );
-  if (!established) return;
-  for (const t of registry.all()) {
-    if (t.custom && t.group === crd.spec.group && t.resource === crd.spec.names.plural) {
-      registry.remove(t.group, t.version, t.resource);
-    }
-  }
-  for (const v of crd.spec.versions ?? []) if (v.served) registry.add(customResourceType(crd, v));
-}

@@ -12,17 +12,19 @@ import { collectGarbage, mayLeaveGarbage } from './controllers/gc';
 import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
 import { createDefaultServiceAccount } from './controllers/serviceAccounts';
-import { customResourceDefinitions, establish, reregister, unregister } from './crd';
+import { customResourceDefinitions } from './crd';
+import { establish, reestablish, unregister } from './crdServing';
 import { scaleSubresource } from './customResources/scale';
 import { AGGREGATED_DISCOVERY_TYPE, discovery, PlainNotFound, VERSION_INFO } from './discovery';
 import { ApiError, fieldErr, invalid, notEmulated } from './errors';
 import { StorageInitializing } from './faults';
-import type {
-  FieldValidation,
-  HandlerResult,
-  RequestContext,
-  ServerServices,
-  User,
+import {
+  warning,
+  type FieldValidation,
+  type HandlerResult,
+  type RequestContext,
+  type ServerServices,
+  type User,
 } from './handlers/context';
 import { del } from './handlers/delete';
 import { patch } from './handlers/patch';
@@ -261,20 +263,19 @@ export class KubeEmulator implements ServerServices {
       createDefaultServiceAccount(this, obj.metadata.name);
     }
     if (type === customResourceDefinitions) {
+      const key = resourceKey(type);
       if (event === 'ADDED') {
         // The apiextensions controllers act after the create has answered (01 #4 has no conditions).
-        setImmediate(() =>
-          establish(
-            obj,
-            this.now(),
-            (crd) => this.store.put(resourceKey(type), crd, 'MODIFIED'),
-            this.registry,
-          ),
-        );
-      } else if (event === 'DELETED') {
-        unregister(obj, this.registry);
+        setImmediate(() => {
+          const sameGroup = this.store
+            .list(key)
+            .filter((c) => c.spec.group === obj.spec.group && c.metadata.name !== obj.metadata.name);
+          establish(obj, this.now(), (crd) => this.store.put(key, crd, 'MODIFIED'), this.registry, sameGroup);
+        });
+      } else if (event === 'MODIFIED') {
+        reestablish(obj, this.registry);
       } else {
-        reregister(obj, this.registry);
+        unregister(obj, this.registry);
       }
     }
   }
@@ -388,6 +389,7 @@ export class KubeEmulator implements ServerServices {
       }
       throw new PlainNotFound();
     }
+    if (type.deprecationWarning) warnings.push(warning(type.deprecationWarning));
     const reviewRequest = Boolean(type.review) && method === 'POST' && !info.name;
     if (type.notEmulated && !reviewRequest) throw notEmulated(type.notEmulated);
     const isWatch = method === 'GET' && ['true', '1'].includes(query.get('watch') ?? '');

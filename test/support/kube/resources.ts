@@ -1,6 +1,7 @@
 import type { ScalePaths } from './customResources/scalePaths';
 import type { FieldError } from './errors';
 import type { HandlerResult, RequestContext, ServerServices } from './handlers/context';
+import { compareKubeVersions } from './kubeVersions';
 import type { Obj } from './types';
 
 export interface WriteContext {
@@ -71,6 +72,8 @@ export interface ResourceType {
   review?(svc: ServerServices, ctx: RequestContext, body: Obj): HandlerResult;
   /** Message prefix of strict-decoding and parse failures: `Kind in version "v1" cannot be handled as a Kind`. */
   decodeName?: string;
+  /** A deprecated version: the Warning header every request to it gets (17 #171, #172). */
+  deprecationWarning?: string;
 }
 
 export function resourceKey(t: Pick<ResourceType, 'group' | 'resource' | 'storageKey'>): string {
@@ -127,6 +130,7 @@ export class Registry {
     return [...this.types.values()];
   }
 
+  /** A group's versions, preferred first (Kubernetes version order, 17 #168). */
   groupVersions(group: string): string[] {
     return [
       ...new Set(
@@ -134,7 +138,7 @@ export class Registry {
           .filter((t) => t.group === group)
           .map((t) => t.version),
       ),
-    ];
+    ].sort((a, b) => compareKubeVersions(b, a));
   }
 
   groups(): string[] {

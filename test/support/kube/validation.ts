@@ -1,7 +1,6 @@
 import { fieldErr, type FieldError } from './errors';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 const LABEL_MSG =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
@@ -10,10 +9,6 @@ export const DNS1035_MSG =
 
 function isDnsLabel(s: string): boolean {
   return s.length <= 63 && DNS1123_LABEL.test(s);
-}
-
-export function isDns1035(s: string): boolean {
-  return s.length <= 63 && DNS1035_LABEL.test(s);
 }
 
 export function validateLabelName(field: string, name: string): FieldError[] {

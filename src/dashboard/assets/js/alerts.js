@@ -1,7 +1,7 @@
 // A job's alert destinations: webhooks and e-mails, each with the events it wants, and its policy.
 // Contract: GET/PUT/DELETE /api/jobs/:id/alerts with { webhooks: [{ url, events }], emails: [{ to, events }] }
-// and an optional { policy } (docs/alert-policy.md); a webhook may also carry `format` and `signed`,
-// which the form keeps as they are.
+// (a webhook may also carry `format` and `signed`, which the form keeps as they are) and an
+// optional { policy } (docs/alert-policy.md).
 
 import { api } from './api.js';
 import { field, h, replaceChildren, setFieldError, uid } from './dom.js';
@@ -9,6 +9,7 @@ import { createPolicyEditor } from './policyEditor.js';
 import { busy, confirmDialog, openDialog, toast } from './ui.js';
 
 /** The spec's outcomes, then the events an alert policy raises (a destination opts into each). */
+// `missed` and `late` are the slot ledger's (docs/slots.md).
 const EVENTS = [
   'success',
   'failed',

@@ -71,6 +71,22 @@ export function createExecutionDetailView(section) {
           h('span', { class: execution.exitCode ? 'num nonzero' : 'num' }, String(execution.exitCode ?? '—')),
         ),
         fact('Attempt', String(execution.attempt)),
+        // Why it ended so (OOMKilled, SIGKILL, Timeout...), when there is more to say than the exit code.
+        execution.reason
+          ? h(
+              'div',
+              { class: 'fact fact-reason' },
+              h('dt', {}, 'Reason'),
+              h(
+                'dd',
+                {},
+                h('code', {}, execution.reason),
+                execution.reasonMessage
+                  ? h('span', { class: 'reason-message' }, ` ${execution.reasonMessage}`)
+                  : null,
+              ),
+            )
+          : null,
       ),
       // Output is stored when an attempt ends; until then there is none to show.
       execution.status === 'running'
@@ -95,7 +111,8 @@ export function createExecutionDetailView(section) {
         );
       }
     },
-    // A finished execution never changes: it is read once.
+    // A finished execution is read once. (Only its reason may still come, from the Kubernetes
+    // controller, within seconds of the pod's end: opening it again shows it.)
     async refresh() {
       if (loadedId === currentId) return;
       const id = currentId;
