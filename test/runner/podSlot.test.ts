@@ -189,6 +189,29 @@ describe('the runner of a pod and its run’s slot', () => {
     }
   });
 
+  it('keeps the slot in its report to a service that knows slots but not failure reasons', async () => {
+    const service = await standIn((request) => {
+      if (request.path.endsWith('/claim')) return CLAIMED(request);
+      return 'reason' in request.body ? { status: 400, body: { error: 'unknown field reason' } } : RECORDED;
+    });
+    try {
+      const out = io();
+      const killed = settings(service.url, {
+        CRONDECK_KUBE_JOB_NAME: `nightly-${MINUTES}`,
+        CRONDECK_COMMAND: 'kill -TERM $$',
+      });
+      expect(await runInPod(killed, out)).toBe(143);
+      const reports = service.reports();
+      expect(reports).toHaveLength(2);
+      expect(reports[0]!.body).toMatchObject({ scheduledAt: SLOT, reason: { code: 'SIGTERM' } });
+      expect(reports[1]!.body).not.toHaveProperty('reason');
+      expect(reports[1]!.body).toMatchObject({ scheduledAt: SLOT, trigger: 'schedule', exitCode: 143 });
+      expect(out.stderr).not.toContain('could not report');
+    } finally {
+      await service.close();
+    }
+  });
+
   it('runs a backfill’s slot as given, without a claim (it runs the slot again on purpose)', async () => {
     const service = await standIn(() => RECORDED);
     try {
