@@ -100,6 +100,13 @@ describe('catch-up and backfill on the emulated cluster', () => {
       [s2.toISOString(), 'late'],
       [s3.toISOString(), 'late'],
     ]);
+    // Each late slot names the run that caught it up, with that run's start.
+    const lateSlots = async (jobId: number) =>
+      (await cluster.judgedSlots(jobId, cluster.clock.now()))
+        .filter((slot) => slot.outcome === 'late')
+        .map((slot) => [slot.executionIds, slot.startedAt === null]);
+    expect(await lateSlots(latestId)).toEqual([[[caughtUp!.id], false]]);
+    expect(await lateSlots(everyId)).toEqual(every.map((execution) => [[execution.id], false]));
   }, 90_000);
 
   it('backfills a range, each slot once, at most `concurrency` Jobs at a time', async () => {

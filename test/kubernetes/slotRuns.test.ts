@@ -184,6 +184,35 @@ describe('the slot ledger of runs on the emulated cluster', () => {
     ]);
   }, 60_000);
 
+  it('turns a slot judged missed late when a Job for it runs after all, naming that run', async () => {
+    await createScheduledJob(cluster.kc, 'tardy', {
+      schedule: '* * * * *',
+      timeZone: 'UTC',
+      command: 'true',
+      lateAfterSeconds: GRACE_S,
+    });
+    const jobId = await cluster.jobIdOf('tardy');
+    // The CronJob controller is not played: no Job is made for the slot, which is judged missed.
+    const slot = nextMinute(cluster.clock.now());
+    expect(await cluster.judgedSlots(jobId, afterGrace(slot))).toEqual([
+      expect.objectContaining({ scheduledAt: slot.toISOString(), outcome: 'missed', executionIds: [] }),
+    ]);
+    // A Job for it comes late: its runner claims the slot, runs, and reports when it ends.
+    cluster.clock.set(new Date(slot.getTime() + 45_000));
+    expect(await cluster.runJob(await secondJobFor('tardy', slot))).toBe(0);
+    const [run] = await cluster.waitForExecutions(jobId, 1);
+    expect(await cluster.judgedSlots(jobId, cluster.clock.now())).toEqual([
+      {
+        scheduledAt: slot.toISOString(),
+        outcome: 'late',
+        executionIds: [run!.id],
+        startedAt: run!.startedAt,
+        delayMs: Date.parse(run!.startedAt) - slot.getTime(),
+        reason: 'judged missed, then a run for it started late',
+      },
+    ]);
+  }, 60_000);
+
   it('judges a slot the cluster made no Job for missed, and those of a disabled job or a paused scheduler held', async () => {
     await createScheduledJob(cluster.kc, 'quiet', {
       schedule: '* * * * *',
