@@ -18,6 +18,10 @@ import { JobService } from './scheduling/jobService';
 import { ReportIngest } from './scheduling/reportIngest';
 import { scheduleRetention } from './scheduling/retention';
 import { SchedulerControl } from './scheduling/schedulerControl';
+import { SlotJudge } from './scheduling/slotJudge';
+import { SlotService } from './scheduling/slotService';
+import { SLOT_JUDGE_LOCK_KEY, SlotJudgeLoop } from './scheduling/slotJudgeLoop';
+import { AdvisoryLockLeadership } from './runtime/local/leadership';
 import type { Database } from './store/database';
 import { migrate } from './store/migrate';
 import { VERSION } from './version';
@@ -37,6 +41,11 @@ export interface ServiceOptions {
   wrapRuntime?: (runtime: Runtime) => Runtime;
   /** Tuning and test seams of alert delivery (timeouts, poll interval, TLS trust of a test SMTP server). */
   alerting?: AlertingOptions;
+  /**
+   * How often the slot judge looks on a cluster (null: only when a test asks, through `judge`);
+   * locally the runtime's `judgeIntervalMs` and `autoTick` say it.
+   */
+  slotJudgeIntervalMs?: number | null;
 }
 
 export interface RunningService {
@@ -50,6 +59,8 @@ export interface RunningService {
   jobs: JobService;
   recorder: ExecutionRecorder;
   alerting: Alerting;
+  /** Judges the slot ledger (docs/slots.md); tests call it with their clock's time. */
+  judge: SlotJudge;
   /** Stops accepting requests, lets running jobs finish (or records them failed), closes the database. */
   stop(): Promise<void>;
 }
@@ -76,6 +87,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     options: options.alerting,
   });
   const recorder = new ExecutionRecorder(pool, logger, alerting.hook);
+  const judge = new SlotJudge({
+    pool,
+    clock,
+    logger,
+    defaultTimeZone: env.defaultTimeZone,
+    runtime: env.runtime,
+    // Missed and late slots alert with their judgement, through the same outbox.
+    onJudged: alerting.slotsHook,
+  });
   const created = createRuntime(
     env.runtime,
     {
@@ -84,6 +104,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       clock,
       logger,
       defaultTimeZone: env.defaultTimeZone,
+      judge,
       kubernetes: options.kubeConfig ? { kubeConfig: options.kubeConfig, ...env.kubernetes } : undefined,
     },
     options.local,
@@ -107,6 +128,23 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger.info('applied jobs from the config file', applied);
   }
   await runtime.start();
+  // On a cluster no replica leads the (absent) local runtime: one judges under a lock of its own.
+  const judgeLoop =
+    env.runtime === 'kubernetes' && db.openSession
+      ? new SlotJudgeLoop({
+          judge,
+          leadership: new AdvisoryLockLeadership({
+            openSession: db.openSession,
+            logger,
+            lockKey: SLOT_JUDGE_LOCK_KEY,
+            role: 'judges the slot ledger',
+          }),
+          clock,
+          logger,
+          intervalMs: options.slotJudgeIntervalMs === undefined ? 5000 : options.slotJudgeIntervalMs,
+        })
+      : null;
+  await judgeLoop?.start();
   alerting.start();
   const stopRetention = scheduleRetention(pool, clock, env.retentionDays, logger);
 
@@ -117,6 +155,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     clock,
     jobs,
     scheduler,
+    slots: new SlotService(pool, runtime, clock, env.defaultTimeZone),
     metrics: new ServiceMetrics(VERSION),
     alerts: alerting.api,
     reports: new ReportIngest(recorder),
@@ -136,6 +175,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       stopRetention();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      await judgeLoop?.stop();
       await runtime.stop();
       // After the runtime: alerts of the runs it let finish are queued, and kept for the next start.
       await alerting.stop();
@@ -144,7 +184,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await db.close();
     })());
 
-  return { db, app, server, url, runtime, local, jobs, recorder, alerting, stop };
+  return { db, app, server, url, runtime, local, jobs, recorder, alerting, judge, stop };
 }
 
 function listen(app: Express, port: number, host: string): Promise<Server> {

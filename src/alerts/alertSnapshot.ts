@@ -53,6 +53,18 @@ export interface PolicyFacts {
   run?: RunningSnapshot;
 }
 
+/** The slot a `missed` or `late` alert is about (docs/slots.md). */
+export interface SlotSnapshot {
+  scheduledAt: string;
+  outcome: 'missed' | 'late';
+  /** Why it was missed, or how late its run started, in words. */
+  reason: string | null;
+  /** When its run started, and how long after the slot (`late`). */
+  startedAt?: string;
+  delayMs?: number;
+  executionIds?: number[];
+}
+
 /**
  * What an outbox row keeps of the job and the execution: the generic webhook payload of the spec,
  * plus the policy's facts. Every format is derived from it, so an alert can be sent after its job
@@ -65,6 +77,8 @@ export interface AlertSnapshot extends PolicyFacts {
   execution?: ExecutionSnapshot;
   /** When the alert was raised: the same on every delivery attempt. */
   timestamp: string;
+  /** The slot of a `missed` or `late` alert. */
+  slot?: SlotSnapshot;
 }
 
 export function jobSnapshotOf(job: Job): AlertSnapshot['job'] {
@@ -98,4 +112,9 @@ export function snapshotOf(
     timestamp: raisedAt.toISOString(),
     ...facts,
   };
+}
+
+/** The snapshot of a `missed` or `late` alert: the job and its slot, no execution (a late run may still be going). */
+export function slotAlertSnapshotOf(job: Job, slot: SlotSnapshot, raisedAt: Date): AlertSnapshot {
+  return { event: slot.outcome, job: jobSnapshotOf(job), timestamp: raisedAt.toISOString(), slot };
 }

@@ -6,6 +6,7 @@ import type { DeclaredJob } from '../config/jobsFile';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
 import type { ExecutionFinishedHook } from '../scheduling/executionRecorder';
+import type { SlotsJudgedHook } from '../scheduling/slotJudge';
 import { VERSION } from '../version';
 import { WebhookAddressPolicy } from './addressPolicy';
 import { AlertConfigService, type DeclaredAlerts } from './alertConfigService';
@@ -13,6 +14,7 @@ import { alertDelivery } from './alertDelivery';
 import { EmailSender } from './emailSender';
 import { DEFAULT_LEASE_MS, OutboxWorker } from './outboxWorker';
 import { outboxHook, outboxRows } from './outboxHook';
+import { slotAlertsHook } from './slotAlerts';
 import { OverrunAlerts, watchLocalOverruns } from './policy/overruns';
 import { alertConfigFromShortcuts } from './shortcuts';
 import { WebhookSender } from './webhookSender';
@@ -59,6 +61,8 @@ export interface AlertingDeps {
 export interface Alerting {
   /** For `new ExecutionRecorder(pool, logger, hook)`: queues alerts with the execution, wakes the worker after. */
   hook: ExecutionFinishedHook;
+  /** For the slot judge: queues the alerts of missed and late slots with their judgement. */
+  slotsHook: SlotsJudgedHook;
   /** For the HTTP API. */
   api: AlertConfigService;
   worker: OutboxWorker;
@@ -141,6 +145,13 @@ export function createAlerting(deps: AlertingDeps): Alerting {
           }
         }
       },
+    }),
+    slotsHook: slotAlertsHook({
+      clock: deps.clock,
+      logger: deps.logger,
+      emailEnabled: email !== null,
+      defaultTimeZone: deps.defaultTimeZone,
+      afterQueued: () => worker.wake(),
     }),
     api,
     worker,

@@ -6,20 +6,25 @@ import {
   webhookUrlSchema,
 } from '../domain/alertConfig';
 import { alertPolicySchema, isEmptyPolicy } from '../domain/alertPolicy';
-import type { AlertEvent } from '../domain/execution';
+import type { DestinationEvent } from '../domain/alertEvents';
 import { describeZodError } from '../domain/zodErrors';
 import { shortcutUrlProblem } from './webhookChannels';
 
-/** The config-file shortcuts of spec section 6 and the events each one stands for. */
-const WEBHOOK_SHORTCUTS: Record<string, AlertEvent[]> = {
+/**
+ * The config-file shortcuts of spec section 6 and the events each one stands for, and the slot
+ * ledger's `on_missed` (docs/slots.md).
+ */
+const WEBHOOK_SHORTCUTS: Record<string, DestinationEvent[]> = {
   on_failure: ['failed', 'timeout'],
   on_success: ['success'],
   on_complete: ['success', 'failed', 'timeout'],
+  on_missed: ['missed'],
 };
-const EMAIL_SHORTCUTS: Record<string, AlertEvent[]> = {
+const EMAIL_SHORTCUTS: Record<string, DestinationEvent[]> = {
   on_failure_email: ['failed', 'timeout'],
   on_success_email: ['success'],
   on_complete_email: ['success', 'failed', 'timeout'],
+  on_missed_email: ['missed'],
 };
 
 /** One address or a comma-separated list (a YAML list is accepted too). */

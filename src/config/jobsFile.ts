@@ -35,6 +35,8 @@ const ALERT_SHORTCUT_KEYS = [
   'on_failure_email',
   'on_success_email',
   'on_complete_email',
+  'on_missed',
+  'on_missed_email',
   ALERT_POLICY_KEY,
 ] as const;
 

@@ -23,6 +23,7 @@ import { LABEL_REPORT_TOKENS, reportTokenLocation } from './desired/reportTokens
 import type { AlertConfigResource } from './resources/alertConfig';
 import type { ScheduledJob } from './resources/scheduledJob';
 import { RunReconciler } from './runs/runReconciler';
+import { SlotRunner } from './slotRuns/slotRunner';
 import { type CachedInformer, startInformer, type WatchedKind } from './runtime/informer';
 import { LeaderElector } from './runtime/leaderElection';
 import { syncJobAlerts } from './scheduledJobs/jobAlerts';
@@ -59,6 +60,8 @@ export interface ControllerOptions {
   /** Every object is reconciled again this often, whatever the watches said (level-triggered). */
   resyncMs?: number;
   reportGraceMs?: number;
+  /** How often the leader looks for catch-up and backfill runs to start (slotRuns/slotRunner.ts). */
+  slotRunIntervalMs?: number;
   /** How long a batch of report-token keys gathers before it is written. */
   tokenLingerMs?: number;
   leaseDurationMs?: number;
@@ -92,6 +95,7 @@ export class ControllerManager {
   private scheduledJobReconciler!: ScheduledJobReconciler;
   private tokens!: TokenSecrets;
   private runReconciler!: RunReconciler;
+  private slotRunner: SlotRunner | null = null;
   private resyncTimer: NodeJS.Timeout | undefined;
   private acting = false;
 
@@ -194,6 +198,7 @@ export class ControllerManager {
       (job, event) => {
         if (event === 'delete') this.runReconciler.forget(job.metadata?.uid);
         else this.enqueue('run', job);
+        this.slotRunner?.jobChanged(job);
       },
     );
     // A run's pods say why it failed (OOMKilled, ImagePullBackOff...): each change is its Job's.
@@ -237,6 +242,7 @@ export class ControllerManager {
       runs: new ClusterRunRecorder(options.recorder),
       clock: options.clock,
       logger,
+      defaultTimeZone: options.defaultTimeZone,
       reportGraceMs: options.reportGraceMs,
       overruns: options.overruns,
       refreshStatus: (namespace, name) => this.queue.add(`sj/${namespace}/${name}`),
@@ -247,6 +253,16 @@ export class ControllerManager {
     await this.synced();
     if (!this.acting) return;
     this.workers = Array.from({ length: options.workers ?? 4 }, () => this.work());
+    this.slotRunner = new SlotRunner({
+      pool: options.pool,
+      cluster,
+      caches: { jobs, cronJobs },
+      clock: options.clock,
+      logger,
+      defaultTimeZone: options.defaultTimeZone,
+      intervalMs: options.slotRunIntervalMs,
+    });
+    await this.slotRunner.start();
     const resyncMs = options.resyncMs ?? 10 * 60_000;
     this.resyncTimer = setInterval(() => this.resync(), resyncMs);
     this.resyncTimer.unref();
@@ -259,6 +275,8 @@ export class ControllerManager {
     this.metrics.leader.set(0);
     clearInterval(this.resyncTimer);
     this.queue.shutDown();
+    await this.slotRunner?.stop();
+    this.slotRunner = null;
     await Promise.all(this.workers);
     await Promise.all(Object.values(this.informers ?? {}).map((informer) => informer.stop()));
     this.informers = null;

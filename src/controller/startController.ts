@@ -56,7 +56,10 @@ export async function startController(options: {
   logger: Logger;
   clock?: Clock;
   tuning?: Partial<
-    Pick<ControllerOptions, 'resyncMs' | 'reportGraceMs' | 'leaseDurationMs' | 'retryPeriodMs'>
+    Pick<
+      ControllerOptions,
+      'resyncMs' | 'reportGraceMs' | 'leaseDurationMs' | 'retryPeriodMs' | 'slotRunIntervalMs'
+    >
   >;
 }): Promise<RunningController> {
   const { env, controllerEnv, db, logger } = options;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_RETRY_ATTEMPTS } from './job';
+import type { RunTrigger } from './slots';
 import { REASON_CODE_MAX, REASON_MESSAGE_MAX } from './execution';
 
 /**
@@ -17,11 +18,16 @@ const timestamp = z.iso
     error: `must not be before ${EARLIEST_REPORT_TIME}`,
   });
 
+/** Why a run that names a slot runs (domain/slots.ts), as a report spells it. */
+export const RUN_TRIGGERS = ['schedule', 'catchUp', 'backfill'] as const satisfies readonly RunTrigger[];
+
 /**
  * What a pod's `crondeck run` sends after each attempt (POST /api/jobs/:id/reports). The pod's
  * UID and the attempt number make the idempotency key: a report retried after a lost answer is
  * stored once. `runUid` is the UID of the Kubernetes Job the pod belongs to (one run): a final
  * report closes the run, and a report for a run the controller already recorded is refused.
+ * `scheduledAt` and `trigger` name the slot the run is for (absent for a run by hand); both are
+ * optional, and a runner resends a report without them to a service that does not know them.
  */
 export const attemptReportSchema = z
   .strictObject(
@@ -49,6 +55,8 @@ export const attemptReportSchema = z
       finishedAt: timestamp,
       stdout: z.string({ error: 'must be a string' }).default(''),
       stderr: z.string({ error: 'must be a string' }).default(''),
+      scheduledAt: timestamp.optional(),
+      trigger: z.enum(RUN_TRIGGERS, { error: `must be one of ${RUN_TRIGGERS.join(', ')}` }).optional(),
       /** Why the attempt ended so, as the runner saw it (a timeout, a signal, a stop). */
       reason: z
         .strictObject(
@@ -78,7 +86,11 @@ export const attemptReportSchema = z
       !(startedAt instanceof Date && finishedAt instanceof Date) ||
       finishedAt.getTime() >= startedAt.getTime(),
     { path: ['finishedAt'], error: 'must not be before startedAt' },
-  );
+  )
+  .refine(({ scheduledAt, trigger }) => trigger === undefined || scheduledAt !== undefined, {
+    path: ['trigger'],
+    error: 'names why a run for a slot runs: it needs scheduledAt',
+  });
 
 export type AttemptReport = z.output<typeof attemptReportSchema>;
 

@@ -49,16 +49,35 @@ export function describeCron(fields: string): string {
  * that a spring-forward skips fire once, right after the jump.
  */
 export function nextFireTime(fields: string, timeZone: string, after: Date): Date {
-  const afterMs = after.getTime();
+  return fireTimesAfter(fields, timeZone, after).next().value;
+}
+
+/**
+ * The fire times strictly after `after`, in order, without end: what `nextFireTime` gives again
+ * and again, from one pass over the wall times (listing many costs little more than one each).
+ */
+export function* fireTimesAfter(fields: string, timeZone: string, after: Date): Generator<Date, never> {
+  let lastMs = after.getTime();
+  let lastWall = wallTimeOf(lastMs, timeZone);
   // Iterate over wall times with the zone-less parser, then map each back to an instant.
-  const wallTimes = CronExpressionParser.parse(fields, {
-    tz: 'UTC',
-    currentDate: new Date(wallTimeOf(afterMs, timeZone)),
-  });
-  for (let guard = 0; guard < 10_000; guard++) {
-    const instant = instantOfWallTime(wallTimes.next().getTime(), timeZone);
-    // A wall time already passed earlier (the repeated hour of a fall-back) is not fired again.
-    if (instant > afterMs) return new Date(instant);
+  const wallTimes = CronExpressionParser.parse(fields, { tz: 'UTC', currentDate: new Date(lastWall) });
+  for (;;) {
+    let found = false;
+    for (let guard = 0; guard < 10_000; guard++) {
+      const wall = wallTimes.next().getTime();
+      // Wall times up to the last fire time's own are behind: those a spring-forward skipped
+      // fired at the jump, once for all of them.
+      if (wall <= lastWall) continue;
+      const instant = instantOfWallTime(wall, timeZone);
+      // A wall time already passed earlier (the repeated hour of a fall-back) is not fired again.
+      if (instant > lastMs) {
+        lastMs = instant;
+        lastWall = wallTimeOf(instant, timeZone);
+        found = true;
+        break;
+      }
+    }
+    if (!found) throw new Error(`no fire time found for "${fields}" in ${timeZone}`);
+    yield new Date(lastMs);
   }
-  throw new Error(`no fire time found for "${fields}" in ${timeZone}`);
 }

@@ -1,3 +1,5 @@
+import type { RunTrigger } from './slots';
+
 export const FINAL_STATUSES = ['success', 'failed', 'timeout', 'skipped'] as const;
 export type FinalStatus = (typeof FINAL_STATUSES)[number];
 /** `running` is internal: a row exists from the start of an attempt so a crash leaves a trace. */
@@ -35,6 +37,9 @@ export interface Execution {
   stderr: string;
   attempt: number;
   reason: FailureReason | null;
+  /** The slot the run is for (docs/slots.md); null for a run started by hand. */
+  scheduledAt: Date | null;
+  trigger: RunTrigger | null;
 }
 
 /** What a finished attempt produced, before it has an id. */

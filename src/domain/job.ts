@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkCron } from './cron';
+import { catchUpSchema, DEFAULT_LATE_AFTER_SECONDS, lateAfterSecondsSchema } from './slots';
 import { textSchema } from './text';
 import { isValidTimeZone } from './timezone';
 import { strictObjectError } from './zodErrors';
@@ -63,6 +64,10 @@ export const jobInputFields = {
     .optional(),
   timezone: timeZoneSchema.nullish(),
   enabled: z.boolean({ error: 'must be true or false' }).optional(),
+  // The slot ledger (docs/slots.md): additive and optional, their defaults change nothing.
+  lateAfterSeconds: lateAfterSecondsSchema.optional(),
+  catchUp: catchUpSchema.nullish(),
+  allowDuplicateSlots: z.boolean({ error: 'must be true or false' }).optional(),
 };
 
 /**
@@ -80,6 +85,7 @@ const READ_ONLY_JOB_FIELDS = [
   'scheduleDescription',
   'suspendedReason',
   'suspendedAt',
+  'lastSlot',
 ];
 
 export const jobInputSchema = z
@@ -91,17 +97,23 @@ export const jobInputSchema = z
       }
     }
   })
-  .transform(({ name, schedule, command, timeout, retry, description, tags, timezone, enabled }) => ({
-    name,
-    schedule: schedule.trim(),
-    command,
-    timeout: timeout ?? 0,
-    retry: retry ?? null,
-    description: description ?? null,
-    tags: tags ?? [],
-    timezone: timezone ?? null,
-    enabled: enabled ?? true,
-  }));
+  .transform(
+    ({ name, schedule, command, timeout, retry, description, tags, timezone, enabled, ...slots }) => ({
+      name,
+      schedule: schedule.trim(),
+      command,
+      timeout: timeout ?? 0,
+      retry: retry ?? null,
+      description: description ?? null,
+      tags: tags ?? [],
+      timezone: timezone ?? null,
+      enabled: enabled ?? true,
+      lateAfterSeconds: slots.lateAfterSeconds ?? DEFAULT_LATE_AFTER_SECONDS,
+      // `none` is kept as no policy at all: the job object shows the defaults of none either way.
+      catchUp: slots.catchUp && slots.catchUp.policy !== 'none' ? slots.catchUp : null,
+      allowDuplicateSlots: slots.allowDuplicateSlots ?? false,
+    }),
+  );
 
 export type JobInput = z.output<typeof jobInputSchema>;
 

@@ -24,6 +24,8 @@ import { healthRouter } from './routes/health';
 import { jobsRouter } from './routes/jobs';
 import { reportsRouter } from './routes/reports';
 import { schedulerRouter } from './routes/scheduler';
+import { slotClaimRouter, slotsRouter } from './routes/slots';
+import type { SlotService } from '../scheduling/slotService';
 
 /** Largest request body accepted; anything bigger is answered 413. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -36,6 +38,8 @@ export interface AppDeps {
   clock: Clock;
   jobs: JobService;
   scheduler: SchedulerControl;
+  /** The slot ledger: its history, backfills, and the claims runners make. */
+  slots: SlotService;
   metrics: ServiceMetrics;
   alerts: AlertsApi;
   /** Records the attempts pods report; they authenticate with their job's report token. */
@@ -63,6 +67,11 @@ export function createApp(deps: AppDeps): Express {
       clock: deps.clock,
     }),
   );
+  // Like reports: a runner claims its slot with its job's report token.
+  app.use(
+    '/api/jobs/:id/slots/claim',
+    slotClaimRouter({ slots: deps.slots, reportSecret: deps.reportSecret, logger: deps.logger }),
+  );
   // Not strict: a scalar body (`42`, `null`) is valid JSON and gets the schemas' "must be a JSON
   // object" rather than a parse error.
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
@@ -83,6 +92,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.apiToken) api.use(requireBearerToken(deps.apiToken));
   api.use(requireJsonContentType(['/messages']));
   api.use('/jobs/:id/alerts', alertsRouter(deps.alerts));
+  api.use('/jobs/:id', slotsRouter(deps.slots));
   api.use('/jobs', jobsRouter(deps.jobs));
   api.use('/executions', executionsRouter(deps.pool));
   api.use('/scheduler', schedulerRouter(deps.scheduler));

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { FinalStatus } from '../domain/execution';
+import type { SlotOutcome } from '../domain/slots';
 
 /** The content type of the text exposition format, exactly as the spec names it. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4';
@@ -11,6 +12,10 @@ export interface MetricsSnapshot {
   recentDurations: { count: number; sumSeconds: number };
   schedulerPaused: boolean;
   dbSizeBytes: number;
+  /** Judged slots by outcome, kept in the database (docs/slots.md). */
+  slots: Record<SlotOutcome, number>;
+  /** When each job's latest successful execution finished, by job name. */
+  lastSuccesses: Map<string, Date>;
 }
 
 /**
@@ -51,7 +56,7 @@ class PrecomputedSummary {
   }
 }
 
-/** The six metrics of the spec, on a registry of their own. */
+/** The six metrics of the spec and the slot ledger's two, on a registry of their own. */
 export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly jobs: Gauge<'status'>;
@@ -59,6 +64,8 @@ export class ServiceMetrics {
   private readonly durations: PrecomputedSummary;
   private readonly paused: Gauge;
   private readonly dbSize: Gauge;
+  private readonly slots: Counter<'outcome'>;
+  private readonly lastSuccess: Gauge<'job'>;
 
   constructor(version: string) {
     const registers = [this.registry];
@@ -91,6 +98,18 @@ export class ServiceMetrics {
       registers,
     });
     this.dbSize = new Gauge({ name: 'service_db_size_bytes', help: 'Database size in bytes', registers });
+    this.slots = new Counter({
+      name: 'service_slots_total',
+      help: 'Cumulative judged slots (fire times) by outcome: ran, late, skipped, suspended, paused, missed, duplicate',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.lastSuccess = new Gauge({
+      name: 'service_job_last_success_timestamp_seconds',
+      help: "Unix time at which each job's latest successful run finished (a dead man's switch alerts on its age)",
+      labelNames: ['job'],
+      registers,
+    });
   }
 
   /** Renders the exposition text for a snapshot. */
@@ -103,6 +122,11 @@ export class ServiceMetrics {
     this.durations.set(snapshot.recentDurations.count, snapshot.recentDurations.sumSeconds);
     this.paused.set(snapshot.schedulerPaused ? 1 : 0);
     this.dbSize.set(snapshot.dbSizeBytes);
+    this.slots.reset();
+    for (const [outcome, total] of Object.entries(snapshot.slots)) this.slots.inc({ outcome }, total);
+    // Reset first: a deleted or renamed job must not stay on as a stale series.
+    this.lastSuccess.reset();
+    for (const [job, at] of snapshot.lastSuccesses) this.lastSuccess.set({ job }, at.getTime() / 1000);
     return this.registry.metrics();
   }
 }

@@ -8,8 +8,13 @@ import type { ProcessGroup } from './processGroup';
 import { retryDelaySeconds, totalAttempts } from './retry';
 import { type CommandResult, runCommand } from './runCommand';
 
-/** What the loop needs of a job: enough to run it, as a pod knows it too. */
-export type RunnableJob = Pick<Job, 'id' | 'name' | 'command' | 'timeout' | 'retry'>;
+/**
+ * What the loop needs of a job: enough to run it, as a pod knows it too; and the slot the run is
+ * for, if any, which its command sees (CRONDECK_SCHEDULED_TIME).
+ */
+export type RunnableJob = Pick<Job, 'id' | 'name' | 'command' | 'timeout' | 'retry'> & {
+  scheduledAt?: Date | null;
+};
 
 /**
  * Where the attempts of one run are recorded: in-process by the execution recorder, or over HTTP
@@ -45,6 +50,8 @@ export interface AttemptLoopOptions {
   recordRetryBudgetMs?: number;
   /** Told when an attempt's command has been started (after its start was recorded). */
   onAttemptStarted?: (attempt: number) => void;
+  /** The time an attempt starts at: the runtime's clock (the one its slots are judged by). */
+  now?: () => Date;
 }
 
 /** How long a run keeps trying to record its result while the database is unreachable. */
@@ -76,7 +83,8 @@ export async function runAttempts(
       await sleep(retryDelaySeconds(job.retry?.baseDelay ?? 0, attempt) * 1000, signal);
       if (signal.aborted) return;
     }
-    const executionId = await whileUnavailable(() => options.recorder.startAttempt(attempt, new Date()));
+    const startedAt = options.now?.() ?? new Date();
+    const executionId = await whileUnavailable(() => options.recorder.startAttempt(attempt, startedAt));
     const running = execute(job, attempt, signal, (group) => {
       if (!group || !options.recorder.recordProcessGroup) return;
       options.recorder
@@ -125,7 +133,12 @@ function spawnAttempt(
   return runCommand({
     command: job.command,
     timeoutSeconds: job.timeout,
-    env: jobEnvironment(process.env, { jobId: job.id, jobName: job.name, attempt }),
+    env: jobEnvironment(process.env, {
+      jobId: job.id,
+      jobName: job.name,
+      attempt,
+      scheduledAt: job.scheduledAt,
+    }),
     signal,
     onSpawn,
   });

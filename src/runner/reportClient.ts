@@ -1,4 +1,5 @@
 import type { AttemptReportBody } from '../domain/attemptReport';
+import { postUntilAnswered } from './servicePost';
 
 /** The service refused a report for what it is (400, 403, 404, 413): sending it again cannot help. */
 export class ReportRefusedError extends Error {
@@ -24,11 +25,6 @@ export interface ReportClientOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const RETRY_FIRST_MS = 500;
-const RETRY_MAX_MS = 30_000;
-/** Each try gets this long to be answered: a hung connection must not eat the whole budget. */
-const REQUEST_TIMEOUT_MS = 15_000;
-
 /**
  * Sends a pod's attempt reports to the service. A report is retried with backoff while the service
  * cannot take it (no connection, a timeout, 429, 5xx), which is safe because the service stores a
@@ -36,42 +32,29 @@ const REQUEST_TIMEOUT_MS = 15_000;
  */
 export class ReportClient {
   private readonly endpoint: string;
-  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: ReportClientOptions) {
     this.endpoint = new URL(`/api/jobs/${options.jobId}/reports`, options.reportUrl).toString();
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   async send(report: AttemptReportBody): Promise<{ duplicate: boolean }> {
     const body = fitReport(report, this.options.bodyLimitBytes ?? 4 * 1024 * 1024 - 1024);
-    const deadline = Date.now() + (this.options.budgetMs ?? 10 * 60_000);
-    for (let delay = RETRY_FIRST_MS; ; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
-      let reason: string;
-      try {
-        const response = await fetch(this.endpoint, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${this.options.token}` },
-          body,
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        });
-        const text = await response.text();
-        if (response.status === 200 || response.status === 201) return { duplicate: response.status === 200 };
-        if (response.status < 500 && response.status !== 429 && response.status !== 408) {
-          throw new ReportRefusedError(
-            response.status,
-            `the service refused the report: ${response.status} ${text}`,
-          );
-        }
-        reason = `the service answered ${response.status}`;
-      } catch (error) {
-        if (error instanceof ReportRefusedError) throw error;
-        reason = `the service is unreachable: ${describe(error)}`;
-      }
-      if (Date.now() + delay > deadline) throw new Error(`gave up sending the report: ${reason}`);
-      this.options.onRetry?.(reason, delay);
-      await this.sleep(delay);
+    let answer;
+    try {
+      answer = await postUntilAnswered(this.endpoint, body, {
+        token: this.options.token,
+        budgetMs: this.options.budgetMs ?? 10 * 60_000,
+        onRetry: this.options.onRetry,
+        sleep: this.options.sleep,
+      });
+    } catch (error) {
+      throw new Error(`gave up sending the report: ${(error as Error).message}`, { cause: error });
     }
+    if (answer.status === 200 || answer.status === 201) return { duplicate: answer.status === 200 };
+    throw new ReportRefusedError(
+      answer.status,
+      `the service refused the report: ${answer.status} ${answer.text}`,
+    );
   }
 }
 
@@ -115,9 +98,4 @@ function tailWithin(text: string, maxBytes: number): string {
   // No need to guard surrogate pairs: a lone half costs six bytes in JSON, a whole pair four, so
   // the longest end that fits never starts inside a pair.
   return SHORTENED + text.slice(text.length - fits);
-}
-
-function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
 }

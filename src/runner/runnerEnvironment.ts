@@ -23,6 +23,20 @@ export const RUNNER_ENV = {
   podName: 'CRONDECK_POD_NAME',
   /** The uid of the pod's Kubernetes Job (one run), from the label the Job controller sets. */
   runUid: 'CRONDECK_RUN_UID',
+  /**
+   * The run's Kubernetes Job name (downward API label `batch.kubernetes.io/job-name`) and the
+   * CronJob's name: a Job the CronJob controller made is named `<cronjob>-<minutes since the
+   * epoch>`, which names the run's slot (runSlot.ts).
+   */
+  kubeJobName: 'CRONDECK_KUBE_JOB_NAME',
+  cronJobName: 'CRONDECK_CRONJOB_NAME',
+  /**
+   * Set on the Jobs the controller creates for a catch-up or a backfill: the slot the run is for
+   * (ISO 8601 UTC, which the command sees under the same name) and why it runs (`catchUp`,
+   * `backfill`).
+   */
+  scheduledTime: 'CRONDECK_SCHEDULED_TIME',
+  trigger: 'CRONDECK_TRIGGER',
   /** Sidecar layout only: the shared directory of the instruction protocol (sidecarScript.ts). */
   superviseDir: 'CRONDECK_SUPERVISE_DIR',
 } as const;

@@ -70,7 +70,9 @@ async function runOnce(
         dir: options.dir,
         attempt,
         // The job container's environment is the image's and the job's: add what names the run.
-        command: `${exportsOf(runVariables({ jobId: job.id, jobName: job.name, attempt }))}\n${job.command}`,
+        command: `${exportsOf(
+          runVariables({ jobId: job.id, jobName: job.name, attempt, scheduledAt: job.scheduledAt }),
+        )}\n${job.command}`,
         timeoutSeconds: settings.timeoutSeconds,
         signal,
         jobContainerPid,

@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
 import type { ExecutionRecorder } from '../scheduling/executionRecorder';
+import type { SlotJudge } from '../scheduling/slotJudge';
 import type { Database } from '../store/database';
 import { AdvisoryLockLeadership, soleLeadership } from './local/leadership';
 import { LocalRuntime, type LocalRuntimeHooks, type LocalRuntimeOptions } from './local/localRuntime';
@@ -19,6 +20,7 @@ export type LocalRuntimeSettings = Pick<
   | 'heartbeatMs'
   | 'ownerTimeoutMs'
   | 'identity'
+  | 'judgeIntervalMs'
 > & {
   /** How often a process that does not lead tries to take over (on a PostgreSQL server). */
   leaderRetryMs?: number;
@@ -32,6 +34,8 @@ export interface RuntimeDeps {
   clock: Clock;
   logger: Logger;
   defaultTimeZone: string;
+  /** Judges the slot ledger; locally the leader runs it. */
+  judge?: SlotJudge;
 }
 
 export interface CreatedRuntime {
@@ -60,6 +64,7 @@ export function createRuntime(
         clock: deps.clock,
         logger: deps.logger,
         defaultTimeZone: deps.defaultTimeZone,
+        judge: deps.judge,
         // Other processes can share a server's database only: then the leader looks for their writes.
         syncIntervalMs: openSession ? 1000 : null,
         ...local,

@@ -1,5 +1,6 @@
 import type { Job } from '../domain/job';
 import type { SchedulerState } from '../domain/schedulerState';
+import type { Backfill } from '../store/slots';
 
 /** Which runtime fires jobs: `local` (this process) or `kubernetes` (the cluster's CronJobs). */
 export type RuntimeKind = 'local' | 'kubernetes';
@@ -28,6 +29,11 @@ export interface Runtime {
   suspensionChanged(job: Job): Promise<void>;
   /** Starts a run outside the schedule without waiting for it; the next scheduled run is kept. */
   runNow(job: Job): Promise<void>;
+  /**
+   * A backfill was recorded (committed) for `job`: run each of its slots once, as the run of that
+   * slot, at most `backfill.concurrency` at a time (docs/slots.md).
+   */
+  backfill(job: Job, backfill: Backfill): Promise<void>;
   /** The scheduler was paused or resumed. */
   schedulerChanged(state: SchedulerState): Promise<void>;
 }

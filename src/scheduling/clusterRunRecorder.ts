@@ -1,5 +1,6 @@
 import type { Execution, FailureReason } from '../domain/execution';
 import type { Job } from '../domain/job';
+import type { RunSlot } from '../domain/slots';
 import type { ExecutionRecorder } from './executionRecorder';
 
 /** A cluster run that ended without its pod's final report, as the controller saw its Job end. */
@@ -15,6 +16,8 @@ export interface UnreportedRun {
   attempt: number;
   /** What Kubernetes said (the Job's condition), for stderr and as the execution's reason. */
   reason: FailureReason;
+  /** The slot the run was for (its Job's annotations); null for a run started by hand. */
+  slot?: RunSlot | null;
 }
 
 /**
@@ -65,6 +68,7 @@ export class ClusterRunRecorder {
         // What the controller saw of the pods, kept on the run, takes the place of this.
         reason: run.reason,
         reportKey,
+        slot: run.slot ?? null,
       },
       true,
       {
@@ -93,6 +97,8 @@ export class ClusterRunRecorder {
         stderr: 'skipped: the previous run of this job was still in progress\n',
         attempt: 0,
         reportKey: `skip:${cronJobUid}:${fireTime.toISOString()}`,
+        // A slot of the schedule (jobOutcome.ts reads the fire times by it): judged `skipped`.
+        slot: { scheduledAt: fireTime, trigger: 'schedule' },
       },
       true,
     );

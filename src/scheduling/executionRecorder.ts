@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { AttemptResult, Execution, FailureReason } from '../domain/execution';
 import type { ProcessGroup } from '../runner/processGroup';
 import type { Job } from '../domain/job';
+import type { RunSlot } from '../domain/slots';
 import type { Logger } from '../logging/logger';
 import { type Queryable, withTransaction } from '../store/database';
 import { findJob, findJobs } from '../store/jobs';
@@ -64,7 +65,7 @@ type Recording =
       kind: 'finished';
       job: Job;
       finalAttempt: boolean;
-      result: AttemptResult & { attempt: number; reportKey?: string };
+      result: AttemptResult & { attempt: number; reportKey?: string; slot?: RunSlot | null };
       claim?: ClusterRunClaim;
     };
 
@@ -78,7 +79,7 @@ type Submission =
       kind: 'report';
       jobId: number;
       finalAttempt: boolean;
-      result: AttemptResult & { attempt: number; reportKey?: string };
+      result: AttemptResult & { attempt: number; reportKey?: string; slot?: RunSlot | null };
       claim?: ClusterRunClaim;
     };
 
@@ -114,10 +115,16 @@ export class ExecutionRecorder {
 
   /**
    * Opens the row of an attempt; it shows as running until `finish`. `owner`: the registered
-   * process that runs it (migration 013), if any.
+   * process that runs it (migration 013), if any; `slot`: the slot its run is for, if any.
    */
-  start(job: Job, attempt: number, startedAt: Date, owner: number | null = null): Promise<number> {
-    return this.starts.submit({ jobId: job.id, jobName: job.name, startedAt, attempt, owner });
+  start(
+    job: Job,
+    attempt: number,
+    startedAt: Date,
+    owner: number | null = null,
+    slot: RunSlot | null = null,
+  ): Promise<number> {
+    return this.starts.submit({ jobId: job.id, jobName: job.name, startedAt, attempt, owner, slot });
   }
 
   /** Notes that the controller saw a cluster run as job `jobId`'s (see `ClusterRunRecorder.registerRun`). */
@@ -181,7 +188,7 @@ export class ExecutionRecorder {
    */
   recordFinished(
     job: Job,
-    result: AttemptResult & { attempt: number; reportKey?: string },
+    result: AttemptResult & { attempt: number; reportKey?: string; slot?: RunSlot | null },
     finalAttempt: boolean,
     claim?: ClusterRunClaim,
   ): Promise<Execution | null> {
@@ -194,7 +201,7 @@ export class ExecutionRecorder {
    */
   recordReport(
     jobId: number,
-    result: AttemptResult & { attempt: number; reportKey?: string },
+    result: AttemptResult & { attempt: number; reportKey?: string; slot?: RunSlot | null },
     finalAttempt: boolean,
     claim?: ClusterRunClaim,
   ): Promise<Execution | null> {

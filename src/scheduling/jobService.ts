@@ -5,17 +5,23 @@ import type { Clock } from '../domain/clock';
 import type { RunningAttempt } from '../domain/execution';
 import { conflict, notFound } from '../domain/errors';
 import { effectiveTimeZone, type Job, type JobInput } from '../domain/job';
+import type { LastSlot } from '../domain/slots';
 import type { Runtime } from '../runtime/runtime';
 import { restartSuspensionCount } from '../store/alerts';
 import { isUniqueViolation, withTransaction } from '../store/database';
 import * as jobs from '../store/jobs';
 import { findRunningAttempt } from '../store/runningAttempts';
+import { findLastSlot, saveJobInLedger } from '../store/slots';
 import { NextRunCache } from './nextRunCache';
 
-/** A job as the API shows it: the stored job plus when it fires next and its run in progress. */
+/**
+ * A job as the API shows it: the stored job plus when it fires next, its run in progress and its
+ * last judged slot.
+ */
 export interface JobView extends Job {
   nextRun: Date | null;
   running: RunningAttempt | null;
+  lastSlot: LastSlot | null;
 }
 
 /** Creating, changing, deleting and running jobs, shared by the HTTP API and the config file. */
@@ -56,11 +62,12 @@ export class JobService {
     const job = await this.translateConflict(input.name, () =>
       this.writeAndTell(async (tx) => {
         const created = await jobs.insertJob(tx, input);
+        await saveJobInLedger(tx, created, this.clock.now());
         await this.runtime.jobSaved(created);
         return created;
       }),
     );
-    return this.view(job, this.clock.now(), null);
+    return this.view(job, this.clock.now(), null, null);
   }
 
   async replace(id: number, input: JobInput): Promise<JobView> {
@@ -68,6 +75,7 @@ export class JobService {
       this.writeAndTell(async (tx) => {
         const updated = await jobs.updateJob(tx, id, input);
         if (!updated) throw notFound(`job ${id} not found`);
+        await saveJobInLedger(tx, updated, this.clock.now());
         await this.runtime.jobSaved(updated);
         return updated;
       }),
@@ -94,6 +102,7 @@ export class JobService {
       const updated = await jobs.setJobEnabled(tx, id, enabled);
       if (!updated) throw notFound(`job ${id} not found`);
       if (wasSuspended) await restartSuspensionCount(tx, id);
+      await saveJobInLedger(tx, updated, this.clock.now());
       await this.runtime.jobSaved(updated);
       return updated;
     });
@@ -112,6 +121,7 @@ export class JobService {
     const resumed = await withTransaction(this.pool, async (tx) => {
       const job = await jobs.resumeSuspendedJob(tx, id);
       if (job) await restartSuspensionCount(tx, id);
+      if (job) await saveJobInLedger(tx, job, this.clock.now());
       return job;
     });
     const job = resumed ?? (await this.require(id));
@@ -145,6 +155,7 @@ export class JobService {
     const results = await this.writeAndTell(async (tx) => {
       const saved: { job: Job; created: boolean }[] = [];
       for (const input of inputs) saved.push(await jobs.upsertJobByName(tx, input));
+      for (const { job } of saved) await saveJobInLedger(tx, job, this.clock.now());
       for (const { job } of saved) await this.runtime.jobSaved(job);
       return saved;
     });
@@ -159,23 +170,32 @@ export class JobService {
 
   /** Every job as the API shows it at `now`, and the list's version (a run starting or ending bumps it too). */
   private async readViews(now: Date): Promise<{ views: JobView[]; version: string }> {
-    const { jobs: rows, running, version } = await jobs.listJobsWithVersion(this.pool);
-    return { views: rows.map((job) => this.view(job, now, running.get(job.id) ?? null)), version };
+    const { jobs: rows, running, lastSlots, version } = await jobs.listJobsWithVersion(this.pool);
+    return {
+      views: rows.map((job) =>
+        this.view(job, now, running.get(job.id) ?? null, lastSlots.get(job.id) ?? null),
+      ),
+      version,
+    };
   }
 
   /** One job as the API shows it at `now`, and the job list's version read with it. */
   private async readView(id: number, now: Date): Promise<{ view: JobView; version: string }> {
     const { found, version } = await jobs.findJobWithRun(this.pool, id);
     if (!found) throw notFound(`job ${id} not found`);
-    return { view: this.view(found.job, now, found.running), version };
+    return { view: this.view(found.job, now, found.running, found.lastSlot), version };
   }
 
-  private view(job: Job, now: Date, running: RunningAttempt | null): JobView {
-    return { ...job, nextRun: this.nextRunOf(job, now), running };
+  private view(job: Job, now: Date, running: RunningAttempt | null, lastSlot: LastSlot | null): JobView {
+    return { ...job, nextRun: this.nextRunOf(job, now), running, lastSlot };
   }
 
   private async viewWithRun(job: Job): Promise<JobView> {
-    return this.view(job, this.clock.now(), await findRunningAttempt(this.pool, job.id));
+    const [running, lastSlot] = await Promise.all([
+      findRunningAttempt(this.pool, job.id),
+      findLastSlot(this.pool, job.id),
+    ]);
+    return this.view(job, this.clock.now(), running, lastSlot);
   }
 
   private async require(id: number): Promise<Job> {

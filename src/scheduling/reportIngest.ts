@@ -28,6 +28,10 @@ export class ReportIngest {
         reason: report.reason ?? null,
         attempt: report.attempt,
         reportKey: reportKeyOf(report),
+        // The run's slot, as the runner claimed it (a scheduled run's, a catch-up's, a backfill's).
+        slot: report.scheduledAt
+          ? { scheduledAt: report.scheduledAt, trigger: report.trigger ?? 'schedule' }
+          : null,
       },
       report.final,
       report.runUid ? reportClaim(jobId, report.runUid, report.final, reportKeyOf(report)) : undefined,

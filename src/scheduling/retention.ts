@@ -2,12 +2,19 @@ import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
 import { pruneExecutions } from '../store/executions';
+import { pruneSlots } from '../store/slots';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Deletes executions older than the retention period. Counters are untouched: they only grow. */
+/**
+ * Deletes executions older than the retention period, and the slot ledger with them (docs/slots.md).
+ * Counters are untouched: they only grow. Answers how many executions went.
+ */
 export async function pruneHistory(pool: Pool, clock: Clock, retentionDays: number): Promise<number> {
-  return pruneExecutions(pool, new Date(clock.now().getTime() - retentionDays * DAY_MS));
+  const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS);
+  const removed = await pruneExecutions(pool, cutoff);
+  await pruneSlots(pool, cutoff);
+  return removed;
 }
 
 /** When retention runs: shortly after start, then daily; after a failed pass, again soon. */

@@ -5,6 +5,7 @@ import { isPausedAt, RUNNING, type SchedulerState } from '../domain/schedulerSta
 import type { Runtime } from '../runtime/runtime';
 import { withTransaction } from '../store/database';
 import { endPauseAt, readSchedulerState, writeSchedulerState } from '../store/scheduler';
+import { holdScheduler } from '../store/slots';
 
 /**
  * Pausing and resuming every job at once. The switch lives in the database, so it survives
@@ -42,6 +43,8 @@ export class SchedulerControl {
   private async change(state: SchedulerState): Promise<SchedulerState> {
     await withTransaction(this.pool, async (tx) => {
       await writeSchedulerState(tx, state);
+      // The slot ledger judges the slots of a pause `paused` (docs/slots.md).
+      await holdScheduler(tx, state, this.clock.now());
       await this.runtime.schedulerChanged(state);
     });
     return state;

@@ -47,6 +47,12 @@ export interface Database {
  */
 export async function withTransaction<T>(pool: Pool, work: (tx: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // The pool listens for errors of idle clients only: a connection that dies while this one is
+  // checked out (the server ended the session) fails the transaction, not the process, and the
+  // broken client is not handed out again.
+  let broken: Error | undefined;
+  const onError = (error: Error) => (broken = error);
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -56,7 +62,8 @@ export async function withTransaction<T>(pool: Pool, work: (tx: PoolClient) => P
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    client.removeListener('error', onError);
+    client.release(broken);
   }
 }
 

@@ -7,6 +7,7 @@ import type {
   FinalStatus,
 } from '../domain/execution';
 import { storableReason } from '../domain/failureReasons';
+import type { RunSlot, RunTrigger } from '../domain/slots';
 import { boundedOutput } from '../domain/outputTail';
 import { storableText } from '../domain/text';
 import { prepared, type Queryable } from './database';
@@ -27,10 +28,12 @@ interface ExecutionRow {
   attempt: number;
   reason: string | null;
   reason_message: string | null;
+  scheduled_at: Date | null;
+  trigger: RunTrigger | null;
 }
 
 const SUMMARY_COLUMNS =
-  'id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt, reason, reason_message';
+  'id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt, reason, reason_message, scheduled_at, trigger';
 const FULL_COLUMNS = `${SUMMARY_COLUMNS}, stdout, stderr`;
 
 function toExecution(row: ExecutionRow): Execution {
@@ -47,6 +50,8 @@ function toExecution(row: ExecutionRow): Execution {
     stderr: row.stderr ?? '',
     attempt: row.attempt,
     reason: row.reason === null ? null : { code: row.reason, message: row.reason_message ?? '' },
+    scheduledAt: row.scheduled_at,
+    trigger: row.trigger,
   };
 }
 
@@ -58,6 +63,8 @@ export interface StartingAttempt {
   attempt: number;
   /** The registered process that runs it (migration 013), or null. */
   owner: number | null;
+  /** The slot its run is for; absent for a run by hand. */
+  slot?: RunSlot | null;
 }
 
 /**
@@ -72,12 +79,14 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
       'start_attempts',
       `WITH starting AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
-       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[], $5::bigint[]) WITH ORDINALITY
-         AS t(job_id, job_name, started_at, attempt, owner_process, n)
+       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[], $5::bigint[], $6::timestamptz[],
+                   $7::text[]) WITH ORDINALITY
+         AS t(job_id, job_name, started_at, attempt, owner_process, scheduled_at, trigger, n)
      ),
      inserted AS (
-       INSERT INTO executions (id, job_id, job_name, status, started_at, attempt, owner_process)
-       SELECT id, job_id, job_name, 'running', started_at, attempt, owner_process FROM starting
+       INSERT INTO executions (id, job_id, job_name, status, started_at, attempt, owner_process, scheduled_at, trigger)
+       SELECT id, job_id, job_name, 'running', started_at, attempt, owner_process, scheduled_at, trigger
+       FROM starting
      )
      SELECT id FROM starting ORDER BY n`,
       [
@@ -86,6 +95,8 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
         attempts.map((a) => a.startedAt),
         attempts.map((a) => a.attempt),
         attempts.map((a) => a.owner),
+        attempts.map((a) => a.slot?.scheduledAt ?? null),
+        attempts.map((a) => a.slot?.trigger ?? null),
       ],
     ),
   );
@@ -157,6 +168,8 @@ export type FinishedExecution = AttemptResult & {
   attempt: number;
   /** Makes the insert idempotent: one with a key already stored for its job inserts nothing. */
   reportKey?: string;
+  /** The slot its run is for (a skipped fire time, a pod's report); absent for a run by hand. */
+  slot?: RunSlot | null;
 };
 
 /**
@@ -178,15 +191,16 @@ export async function insertFinishedExecutions(
       `WITH given AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
        FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::bigint[],
-                   $7::int[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[]) WITH ORDINALITY
+                   $7::int[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[],
+                   $14::timestamptz[], $15::text[]) WITH ORDINALITY
          AS t(job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
-              reason, reason_message, n)
+              reason, reason_message, scheduled_at, trigger, n)
      ),
      inserted AS (
        INSERT INTO executions (id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt,
-                               report_key, reason, reason_message)
+                               report_key, reason, reason_message, scheduled_at, trigger)
        SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
-              reason, reason_message
+              reason, reason_message, scheduled_at, trigger
        FROM given ORDER BY n
        ON CONFLICT (job_id, report_key) DO NOTHING RETURNING ${FULL_COLUMNS}
      ),
@@ -206,6 +220,8 @@ export async function insertFinishedExecutions(
         executions.map((e) => e.reportKey ?? null),
         executions.map((e) => storableReason(e.reason)?.code ?? null),
         executions.map((e) => storableReason(e.reason)?.message ?? null),
+        executions.map((e) => e.slot?.scheduledAt ?? null),
+        executions.map((e) => e.slot?.trigger ?? null),
       ],
     ),
   );

@@ -1,5 +1,6 @@
 import type { RunningAttempt } from '../domain/execution';
 import type { Job, JobInput } from '../domain/job';
+import type { CatchUp, LastSlot, SlotOutcome } from '../domain/slots';
 import type { Pool, PoolClient } from 'pg';
 import { prepared, type Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
@@ -21,10 +22,14 @@ export interface JobRow {
   last_status: string | null;
   suspended_reason: string | null;
   suspended_at: Date | null;
+  late_after_s: number;
+  catch_up: CatchUp | null;
+  allow_duplicate_slots: boolean;
 }
 
 export const JOB_COLUMNS = `id, name, schedule, command, timeout_s, retry, description, tags, timezone, enabled,
-  created_at, updated_at, last_run_at, last_status, suspended_reason, suspended_at`;
+  created_at, updated_at, last_run_at, last_status, suspended_reason, suspended_at, late_after_s, catch_up,
+  allow_duplicate_slots`;
 
 export function toJob(row: JobRow): Job {
   return {
@@ -45,6 +50,9 @@ export function toJob(row: JobRow): Job {
     lastStatus: row.last_status,
     suspendedReason: row.suspended_reason,
     suspendedAt: row.suspended_at,
+    lateAfterSeconds: row.late_after_s,
+    catchUp: row.catch_up,
+    allowDuplicateSlots: row.allow_duplicate_slots,
   };
 }
 
@@ -64,25 +72,32 @@ export async function listJobs(db: Queryable): Promise<Job[]> {
  * listVersions.ts), all from one snapshot: an attempt starting or ending bumps the version
  * (migration 006). The running attempts come from the small partial index of running rows.
  */
-export async function listJobsWithVersion(
-  db: Queryable,
-): Promise<{ jobs: Job[]; running: Map<number, RunningAttempt>; version: string }> {
-  const query = `SELECT ${JOB_COLUMNS}, r.running_id, r.running_started_at, r.running_attempt
+export async function listJobsWithVersion(db: Queryable): Promise<{
+  jobs: Job[];
+  running: Map<number, RunningAttempt>;
+  lastSlots: Map<number, LastSlot>;
+  version: string;
+}> {
+  const query = `SELECT ${JOB_COLUMNS}, r.running_id, r.running_started_at, r.running_attempt, ${LAST_SLOT_COLUMNS}
     FROM jobs LEFT JOIN (
       SELECT DISTINCT ON (job_id) job_id AS running_job_id, id AS running_id,
              started_at AS running_started_at, attempt AS running_attempt
       FROM executions WHERE status = 'running' ORDER BY job_id, started_at DESC, id DESC
-    ) r ON r.running_job_id = jobs.id`;
-  const { rows } = await db.query<JobRow & RunningColumns & { list_version: string }>(
+    ) r ON r.running_job_id = jobs.id
+    ${LAST_SLOT_JOIN}`;
+  const { rows } = await db.query<JobRow & RunningColumns & LastSlotColumns & { list_version: string }>(
     `${withListVersion('jobs', query)} ORDER BY q.id`,
   );
   const { version, rows: jobRows } = splitListVersion(rows, (row) => row.id === null);
   const running = new Map<number, RunningAttempt>();
+  const lastSlots = new Map<number, LastSlot>();
   for (const row of jobRows) {
     const attempt = runningAttemptOf(row);
     if (attempt) running.set(row.id, attempt);
+    const lastSlot = lastSlotOf(row);
+    if (lastSlot) lastSlots.set(row.id, lastSlot);
   }
-  return { jobs: jobRows.map(toJob), running, version };
+  return { jobs: jobRows.map(toJob), running, lastSlots, version };
 }
 
 /**
@@ -95,26 +110,50 @@ export async function listJobsWithVersion(
 export async function findJobWithRun(
   db: Pool | PoolClient,
   id: number,
-): Promise<{ found: { job: Job; running: RunningAttempt | null } | null; version: string }> {
-  const query = `SELECT ${JOB_COLUMNS}, r.running_id, r.running_started_at, r.running_attempt
+): Promise<{
+  found: { job: Job; running: RunningAttempt | null; lastSlot: LastSlot | null } | null;
+  version: string;
+}> {
+  const query = `SELECT ${JOB_COLUMNS}, r.running_id, r.running_started_at, r.running_attempt, ${LAST_SLOT_COLUMNS}
       FROM jobs LEFT JOIN LATERAL (
         SELECT e.id AS running_id, e.started_at AS running_started_at, e.attempt AS running_attempt
         FROM executions e WHERE e.status = 'running' AND e.job_id = jobs.id
         ORDER BY e.started_at DESC, e.id DESC LIMIT 1
       ) r ON true
+      ${LAST_SLOT_JOIN}
       WHERE jobs.id = $1`;
-  const { rows } = await db.query<JobRow & RunningColumns & { list_version: string }>(
+  const { rows } = await db.query<JobRow & RunningColumns & LastSlotColumns & { list_version: string }>(
     prepared('job_with_run_and_version', withListVersion('jobs', query), [id]),
   );
   const { version, rows: jobRows } = splitListVersion(rows, (row) => row.id === null);
   const row = jobRows[0];
-  return { found: row ? { job: toJob(row), running: runningAttemptOf(row) } : null, version };
+  return {
+    found: row ? { job: toJob(row), running: runningAttemptOf(row), lastSlot: lastSlotOf(row) } : null,
+    version,
+  };
 }
 
 interface RunningColumns {
   running_id: string | null;
   running_started_at: Date | null;
   running_attempt: number | null;
+}
+
+/** Each job's last judged slot (migration 017), kept on the judge's cursor. */
+const LAST_SLOT_COLUMNS = 'ls.last_slot_at, ls.last_slot_outcome';
+const LAST_SLOT_JOIN = `LEFT JOIN (
+      SELECT job_id AS last_slot_job_id, last_slot_at, last_outcome AS last_slot_outcome FROM slot_cursors
+    ) ls ON ls.last_slot_job_id = jobs.id`;
+
+interface LastSlotColumns {
+  last_slot_at: Date | null;
+  last_slot_outcome: SlotOutcome | null;
+}
+
+function lastSlotOf(row: LastSlotColumns): LastSlot | null {
+  return row.last_slot_at && row.last_slot_outcome
+    ? { scheduledAt: row.last_slot_at, outcome: row.last_slot_outcome }
+    : null;
 }
 
 function runningAttemptOf(row: RunningColumns): RunningAttempt | null {
@@ -149,9 +188,10 @@ export async function findJobByName(db: Queryable, name: string): Promise<Job | 
 
 export async function insertJob(db: Queryable, input: JobInput, source: JobSource = 'api'): Promise<Job> {
   const { rows } = await db.query<JobRow>(
-    `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${JOB_COLUMNS}`,
-    jobValues(input, source),
+    `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
+       ${SLOT_FIELD_COLUMNS})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${JOB_COLUMNS}`,
+    [...jobValues(input, source), ...slotFieldValues(input)],
   );
   return toJob(rows[0]!);
 }
@@ -159,9 +199,10 @@ export async function insertJob(db: Queryable, input: JobInput, source: JobSourc
 export async function updateJob(db: Queryable, id: number, input: JobInput): Promise<Job | null> {
   const { rows } = await db.query<JobRow>(
     `UPDATE jobs SET name = $2, schedule = $3, command = $4, timeout_s = $5, retry = $6, description = $7,
-       tags = $8, timezone = $9, enabled = $10, ${KEEP_SUSPENSION_IF('$10')}, updated_at = now()
+       tags = $8, timezone = $9, enabled = $10, ${KEEP_SUSPENSION_IF('$10')}, late_after_s = $11, catch_up = $12,
+       allow_duplicate_slots = $13, updated_at = now()
      WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
-    [id, ...jobValues(input).slice(0, 9)],
+    [id, ...jobValues(input).slice(0, 9), ...slotFieldValues(input)],
   );
   return rows[0] ? toJob(rows[0]) : null;
 }
@@ -175,14 +216,16 @@ export async function upsertJobByName(
   input: JobInput,
 ): Promise<{ job: Job; created: boolean }> {
   const { rows } = await db.query<JobRow & { inserted: boolean }>(
-    `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
+       ${SLOT_FIELD_COLUMNS})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (name) DO UPDATE SET schedule = EXCLUDED.schedule, command = EXCLUDED.command,
        timeout_s = EXCLUDED.timeout_s, retry = EXCLUDED.retry, description = EXCLUDED.description,
        tags = EXCLUDED.tags, timezone = EXCLUDED.timezone, enabled = EXCLUDED.enabled,
-       ${KEEP_SUSPENSION_IF('EXCLUDED.enabled')}, source = EXCLUDED.source, updated_at = now()
+       ${KEEP_SUSPENSION_IF('EXCLUDED.enabled')}, source = EXCLUDED.source, ${SLOT_FIELDS_FROM_EXCLUDED},
+       updated_at = now()
      RETURNING ${JOB_COLUMNS}, (xmax = 0) AS inserted`,
-    jobValues(input, 'config'),
+    [...jobValues(input, 'config'), ...slotFieldValues(input)],
   );
   const row = rows[0]!;
   return { job: toJob(row), created: row.inserted };
@@ -216,11 +259,20 @@ export async function suspendJobs(
   at: Date,
 ): Promise<number[]> {
   if (suspensions.length === 0) return [];
+  // The slot ledger judges the slots of a suspension `suspended` (migration 017's holds).
   const { rows } = await db.query<{ id: number }>(
-    `UPDATE jobs j SET suspended_reason = s.reason, suspended_at = $3
-       FROM unnest($1::int[], $2::text[]) AS s(job_id, reason)
-      WHERE j.id = s.job_id AND j.enabled AND j.suspended_reason IS NULL
-     RETURNING j.id`,
+    `WITH suspended AS (
+       UPDATE jobs j SET suspended_reason = s.reason, suspended_at = $3
+         FROM unnest($1::int[], $2::text[]) AS s(job_id, reason)
+        WHERE j.id = s.job_id AND j.enabled AND j.suspended_reason IS NULL
+       RETURNING j.id, s.reason
+     ),
+     held AS (
+       INSERT INTO slot_holds (job_id, kind, from_at, reason)
+       SELECT id, 'suspended', $3, 'the job was suspended by its alert policy: ' || reason FROM suspended
+       ON CONFLICT ((coalesce(job_id, 0)), kind) WHERE until_at IS NULL DO NOTHING
+     )
+     SELECT id FROM suspended`,
     [suspensions.map((each) => each.jobId), suspensions.map((each) => each.reason), at],
   );
   return rows.map((row) => row.id);
@@ -261,5 +313,18 @@ export function jobValues(input: JobInput, source: JobSource = 'api'): unknown[]
     input.timezone,
     input.enabled,
     source,
+  ];
+}
+
+/** The slot ledger's job fields (migration 017), written after those of `jobValues`. */
+export const SLOT_FIELD_COLUMNS = 'late_after_s, catch_up, allow_duplicate_slots';
+export const SLOT_FIELDS_FROM_EXCLUDED = `late_after_s = EXCLUDED.late_after_s, catch_up = EXCLUDED.catch_up,
+  allow_duplicate_slots = EXCLUDED.allow_duplicate_slots`;
+
+export function slotFieldValues(input: JobInput): unknown[] {
+  return [
+    input.lateAfterSeconds,
+    input.catchUp === null ? null : JSON.stringify(input.catchUp),
+    input.allowDuplicateSlots,
   ];
 }

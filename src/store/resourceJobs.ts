@@ -1,6 +1,15 @@
 import type { Job, JobInput } from '../domain/job';
 import type { Queryable } from './database';
-import { JOB_COLUMNS, type JobRow, jobValues, KEEP_SUSPENSION_IF, toJob } from './jobs';
+import {
+  JOB_COLUMNS,
+  type JobRow,
+  jobValues,
+  KEEP_SUSPENSION_IF,
+  SLOT_FIELD_COLUMNS,
+  SLOT_FIELDS_FROM_EXCLUDED,
+  slotFieldValues,
+  toJob,
+} from './jobs';
 
 /** A ScheduledJob, as the controller names it. */
 export interface ResourceRef {
@@ -21,14 +30,21 @@ export async function upsertJobForResource(
   input: JobInput,
   adoptId: number | null,
 ): Promise<{ job: Job; created: boolean }> {
-  const values = [...jobValues(input, 'kubernetes'), ref.namespace, ref.name, ref.uid];
+  const values = [
+    ...jobValues(input, 'kubernetes'),
+    ref.namespace,
+    ref.name,
+    ref.uid,
+    ...slotFieldValues(input),
+  ];
   if (adoptId !== null) {
     const { rows } = await db.query<JobRow>(
       `UPDATE jobs SET name = $1, schedule = $2, command = $3, timeout_s = $4, retry = $5, description = $6,
          tags = $7, timezone = $8, enabled = $9, ${KEEP_SUSPENSION_IF('$9::boolean')}, source = $10,
          resource_namespace = $11, resource_name = $12,
-         resource_uid = $13, updated_at = CASE WHEN ${CHANGED} THEN now() ELSE updated_at END
-       WHERE id = $14 AND (resource_name IS NULL OR (resource_namespace = $11 AND resource_name = $12))
+         resource_uid = $13, late_after_s = $14, catch_up = $15, allow_duplicate_slots = $16,
+         updated_at = CASE WHEN ${CHANGED} THEN now() ELSE updated_at END
+       WHERE id = $17 AND (resource_name IS NULL OR (resource_namespace = $11 AND resource_name = $12))
        RETURNING ${JOB_COLUMNS}`,
       [...values, adoptId],
     );
@@ -36,13 +52,13 @@ export async function upsertJobForResource(
   }
   const { rows } = await db.query<JobRow & { inserted: boolean }>(
     `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
-       resource_namespace, resource_name, resource_uid)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+       resource_namespace, resource_name, resource_uid, ${SLOT_FIELD_COLUMNS})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      ON CONFLICT (resource_namespace, resource_name) DO UPDATE SET name = EXCLUDED.name,
        schedule = EXCLUDED.schedule, command = EXCLUDED.command, timeout_s = EXCLUDED.timeout_s,
        retry = EXCLUDED.retry, description = EXCLUDED.description, tags = EXCLUDED.tags,
        timezone = EXCLUDED.timezone, enabled = EXCLUDED.enabled, ${KEEP_SUSPENSION_IF('EXCLUDED.enabled')},
-       resource_uid = EXCLUDED.resource_uid,
+       resource_uid = EXCLUDED.resource_uid, ${SLOT_FIELDS_FROM_EXCLUDED},
        updated_at = CASE WHEN ${CHANGED_EXCLUDED} THEN now() ELSE jobs.updated_at END
      RETURNING ${JOB_COLUMNS}, (xmax = 0) AS inserted`,
     values,
@@ -52,11 +68,14 @@ export async function upsertJobForResource(
 }
 
 /** True when an update changes what the job is; a resync that changes nothing keeps `updatedAt`. */
-const CHANGED = `(name, schedule, command, timeout_s, retry, description, tags, timezone, enabled)
-  IS DISTINCT FROM ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9)`;
+const CHANGED = `(name, schedule, command, timeout_s, retry, description, tags, timezone, enabled,
+  late_after_s, catch_up, allow_duplicate_slots)
+  IS DISTINCT FROM ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9, $14, $15::jsonb, $16)`;
 const CHANGED_EXCLUDED = `(jobs.name, jobs.schedule, jobs.command, jobs.timeout_s, jobs.retry, jobs.description,
-  jobs.tags, jobs.timezone, jobs.enabled) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.schedule, EXCLUDED.command,
-  EXCLUDED.timeout_s, EXCLUDED.retry, EXCLUDED.description, EXCLUDED.tags, EXCLUDED.timezone, EXCLUDED.enabled)`;
+  jobs.tags, jobs.timezone, jobs.enabled, jobs.late_after_s, jobs.catch_up, jobs.allow_duplicate_slots)
+  IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.schedule, EXCLUDED.command, EXCLUDED.timeout_s, EXCLUDED.retry,
+  EXCLUDED.description, EXCLUDED.tags, EXCLUDED.timezone, EXCLUDED.enabled, EXCLUDED.late_after_s,
+  EXCLUDED.catch_up, EXCLUDED.allow_duplicate_slots)`;
 
 export async function findJobForResource(
   db: Queryable,

@@ -101,7 +101,7 @@ describe('GET|PUT|DELETE /api/jobs/:id/alerts', () => {
     [
       'an unknown event',
       { webhooks: [{ url: 'https://x.io', events: ['failed', 'skipped'] }] },
-      /^webhooks\.0\.events\.1: must be one of success, failed, timeout, recovered, overrun, tooFast, suspended$/,
+      /^webhooks\.0\.events\.1: must be one of success, failed, timeout, recovered, overrun, tooFast, suspended, missed, late$/,
     ],
     [
       'events that are not a list',

@@ -38,6 +38,9 @@ describe('the alert hook’s statements per recording transaction', () => {
         tags: [],
         timezone: null,
         enabled: true,
+        lateAfterSeconds: 60,
+        catchUp: null,
+        allowDuplicateSlots: false,
       });
       await saveAlertConfig(
         db.pool,
@@ -66,6 +69,8 @@ describe('the alert hook’s statements per recording transaction', () => {
           stderr: '',
           attempt: 0,
           reason: null,
+          scheduledAt: null,
+          trigger: null,
         },
       });
     }
@@ -105,7 +110,8 @@ describe('the alert hook’s statements per recording transaction', () => {
       'SELECT job_id,',
       'INSERT INTO',
       'UPDATE alert_policy_state',
-      'UPDATE jobs',
+      // The suspensions and their slot ledger holds (migration 017), one statement.
+      'WITH suspended',
       'INSERT INTO',
     ]);
   });

@@ -84,8 +84,8 @@ describe('cronJobNeedsUpdate', () => {
     ],
     [
       'an env value',
-      (c) => (pod(c).containers[0].env[11].value = '2'),
-      'spec.jobTemplate.spec.template.spec.containers.0.env.11.value',
+      (c) => (pod(c).containers[0].env[13].value = '2'),
+      'spec.jobTemplate.spec.template.spec.containers.0.env.13.value',
     ],
     [
       'an env var added',

@@ -135,6 +135,14 @@ describe('desiredCronJob without spec.image (one container runs crondeck run)', 
           fieldRef: { apiVersion: 'v1', fieldPath: "metadata.labels['batch.kubernetes.io/controller-uid']" },
         },
       },
+      // The Job's name and the CronJob's: a Job named <cronjob>-<minutes> says its slot.
+      {
+        name: 'CRONDECK_KUBE_JOB_NAME',
+        valueFrom: {
+          fieldRef: { apiVersion: 'v1', fieldPath: "metadata.labels['batch.kubernetes.io/job-name']" },
+        },
+      },
+      { name: 'CRONDECK_CRONJOB_NAME', value: 'nightly-backup' },
       { name: 'DB', valueFrom: { secretKeyRef: { name: 'db', key: 'url' } } },
       { name: 'LEVEL', value: 'debug' },
     ]);
@@ -170,7 +178,9 @@ describe('desiredCronJob with spec.image (runner as a native sidecar)', () => {
         { name: 'tmp', mountPath: '/tmp' },
       ],
     });
-    expect(envNames(runner!)).toEqual([...Object.values(RUNNER_ENV)]);
+    // All but the slot of a catch-up or backfill, which only the Jobs made for those carry.
+    const slotOfJob: string[] = [RUNNER_ENV.scheduledTime, RUNNER_ENV.trigger];
+    expect(envNames(runner!)).toEqual(Object.values(RUNNER_ENV).filter((name) => !slotOfJob.includes(name)));
     expect(pod.volumes).toEqual([
       { name: 'crondeck', emptyDir: {} },
       { name: 'tmp', emptyDir: {} },

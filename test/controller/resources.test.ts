@@ -104,6 +104,13 @@ describe('the ScheduledJob spec schema', () => {
       concurrencyPolicy: 'Forbid',
       successfulJobsHistoryLimit: 3,
       failedJobsHistoryLimit: 1,
+      lateAfterSeconds: 60,
+      allowDuplicateSlots: false,
+    });
+    expect(scheduledJobSpecSchema.parse({ ...minimal, catchUp: { policy: 'all' } }).catchUp).toEqual({
+      policy: 'all',
+      maxRuns: 10,
+      withinSeconds: 3600,
     });
     expect(scheduledJobSpecSchema.parse({ ...minimal, retry: {} }).retry).toEqual({
       maxAttempts: 0,

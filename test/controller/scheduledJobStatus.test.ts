@@ -23,6 +23,8 @@ describe('jobInputOfScheduledJob', () => {
         retry: { maxAttempts: 2, baseDelay: 5 },
         description: 'nightly',
         tags: ['db'],
+        lateAfterSeconds: 120,
+        catchUp: { policy: 'latest', maxRuns: 10, withinSeconds: 600 },
       }),
       'crondeck',
     );
@@ -38,6 +40,9 @@ describe('jobInputOfScheduledJob', () => {
         tags: ['db'],
         timezone: 'Europe/Berlin',
         enabled: false,
+        lateAfterSeconds: 120,
+        catchUp: { policy: 'latest', maxRuns: 10, withinSeconds: 600 },
+        allowDuplicateSlots: false,
       },
     });
   });

@@ -130,6 +130,8 @@ export function describeE2e(title: string, provideTarget: () => Promise<E2eTarge
         timeZone: 'UTC',
         command: 'echo tick; echo oops >&2; exit 3',
         onFailure: `${h.receiver.url}/hook`,
+        // A short grace: the ledger judges its slots within seconds of their time.
+        lateAfterSeconds: 5,
       });
       const condition = await wait(h.bounds.settleMs * 10, 'Ready', async () => {
         const found = await ready('minutely');
@@ -170,6 +172,29 @@ export function describeE2e(title: string, provideTarget: () => Promise<E2eTarge
       expect(full.stderr).toContain('oops\n');
       jobIds.set('minutely-execution', failed.id);
     }, 180_000);
+
+    it('records the scheduled run with its slot, which the ledger then judges ran', async () => {
+      const jobId = jobIds.get('minutely')!;
+      const executionId = jobIds.get('minutely-execution')!;
+      const recorded = await execution(executionId);
+      expect(recorded).toMatchObject({ trigger: 'schedule', scheduledAt: expect.any(String) });
+      // Its slot is the fire time of the CronJob controller's Job that ran it.
+      const cronJob = (await cronJobOf('minutely'))!;
+      const fireTimes = (await jobsOf(cronJob)).flatMap((j) => {
+        const stamp = j.metadata?.annotations?.[SCHEDULED_TIMESTAMP];
+        return stamp ? [new Date(stamp).toISOString()] : [];
+      });
+      expect(fireTimes).toContain(recorded.scheduledAt);
+      // Judged once its grace (5 s) has passed, by `crondeck serve`'s judge (every 5 s); on the
+      // emulator the cluster's clock may run up to a minute ahead of serve's.
+      const slot = await wait(90_000, 'the slot to be judged', async () => {
+        const at = encodeURIComponent(recorded.scheduledAt);
+        const { body } = await h.rest('GET', `/api/jobs/${jobId}/slots?from=${at}&to=${at}`);
+        return (body as unknown as Obj[])[0];
+      });
+      expect(slot).toMatchObject({ scheduledAt: recorded.scheduledAt, outcome: 'ran' });
+      expect(slot.executionIds).toContain(executionId);
+    }, 120_000);
 
     it('delivers the run’s alert once', async () => {
       const executionId = jobIds.get('minutely-execution')!;

@@ -49,6 +49,8 @@ describe('executions API', () => {
       attempt: 0,
       reason: null,
       reasonMessage: null,
+      scheduledAt: null,
+      trigger: null,
     });
   });
 

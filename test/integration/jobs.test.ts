@@ -39,6 +39,11 @@ describe('jobs API', () => {
       running: null,
       suspendedReason: null,
       suspendedAt: null,
+      // The slot ledger's fields (docs/slots.md), at their defaults.
+      lateAfterSeconds: 60,
+      catchUp: { policy: 'none', maxRuns: 10, withinSeconds: 3600 },
+      allowDuplicateSlots: false,
+      lastSlot: null,
     });
   });
 

@@ -119,6 +119,9 @@ describe('local runtime', () => {
       attempt: 0,
       reason: null,
       reasonMessage: null,
+      // A run by hand is for no slot.
+      scheduledAt: null,
+      trigger: null,
       stdout: '',
       stderr: '',
     });

@@ -19,6 +19,7 @@ function refusingWhenAsked(state: { refusing: boolean }) {
       jobDeleted: guard((id) => inner.jobDeleted(id)),
       runNow: guard((job) => inner.runNow(job)),
       suspensionChanged: guard((job) => inner.suspensionChanged(job)),
+      backfill: guard((job, backfill) => inner.backfill(job, backfill)),
       schedulerChanged: guard((s) => inner.schedulerChanged(s)),
     };
   };

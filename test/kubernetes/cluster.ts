@@ -68,6 +68,8 @@ export async function runController(
     /** The cluster's clock, when the test moves time on (the emulator's `now`). */
     clock?: Clock;
     reportGraceMs?: number;
+    /** How often it looks for catch-up and backfill runs to start. */
+    slotRunIntervalMs?: number;
   } = {},
 ): Promise<RunningController & { logger: ReturnType<typeof createMemoryLogger> }> {
   const logger = createMemoryLogger();
@@ -92,6 +94,7 @@ export async function runController(
     tuning: {
       resyncMs: 60 * 60_000,
       reportGraceMs: options.reportGraceMs ?? 100,
+      slotRunIntervalMs: options.slotRunIntervalMs,
       leaseDurationMs: 1500,
       retryPeriodMs: 200,
     },
@@ -125,11 +128,16 @@ export function recentYearlyFire(): { schedule: string; firedAt: (minutesLater?:
   return { schedule, firedAt: (minutesLater = 0) => new Date(at.getTime() + minutesLater * 60_000) };
 }
 
-/** `crondeck serve` with SERVICE_RUNTIME=kubernetes: the REST API writes the cluster. */
+/**
+ * `crondeck serve` with SERVICE_RUNTIME=kubernetes: the REST API writes the cluster. With `clock`,
+ * its time is the test's (the cluster's); the slot judge then judges only when the test calls
+ * `judge.judge(now)`.
+ */
 export function serveOnCluster(
   db: Database,
   kc: Parameters<typeof startService>[0]['kubeConfig'],
   alerting?: Parameters<typeof startService>[0]['alerting'],
+  options: { clock?: Clock; env?: Record<string, string> } = {},
 ) {
   return startService({
     alerting,
@@ -138,9 +146,11 @@ export function serveOnCluster(
       SERVICE_RUNTIME: 'kubernetes',
       POD_NAMESPACE: NAMESPACE,
       SERVICE_REPORT_SECRET: REPORT_SECRET,
+      ...options.env,
     }),
     db: { ...db, close: async () => undefined },
     logger: createMemoryLogger(),
     kubeConfig: kc,
+    ...(options.clock ? { clock: options.clock, slotJudgeIntervalMs: null } : {}),
   });
 }

@@ -96,6 +96,12 @@ describe('scheduled fires on the emulated cluster', () => {
     expect(skipped).toHaveLength(1);
     expect(new Date(skipped[0]!.startedAt)).toEqual(new Date(firstFire.getTime() + MINUTE));
     expect(recorded.filter((e) => e.status === 'success')).toHaveLength(2);
+    // Each names its slot of the ledger: the skipped one is judged skipped, the late start is its slot's run.
+    expect(recorded.map((e) => [e.scheduledAt, e.status]).sort()).toEqual([
+      [firstFire.toISOString(), 'success'],
+      [new Date(firstFire.getTime() + MINUTE).toISOString(), 'skipped'],
+      [lateFire.toISOString(), 'success'],
+    ]);
 
     // Later passes of the controller (the grace has passed for both Jobs) add nothing.
     await new Promise((resolve) => setTimeout(resolve, 1500));

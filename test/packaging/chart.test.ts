@@ -331,14 +331,16 @@ describe('the chart with options', () => {
     expect(unknownMetrics(exprs)).toEqual([]);
   });
 
-  test('has alerting rules for failing runs, a long pause and a controller that stopped reconciling', () => {
+  test('has alerting rules for failing runs, a long pause, missed slots and a controller that stopped reconciling', () => {
     const rule = find(helmTemplate(ALL_ON), 'PrometheusRule', 'rel-crondeck');
     const rules = rule.spec.groups[0].rules as AnyObject[];
     expect(rules.map((r) => r.alert)).toEqual([
       'CrondeckExecutionsFailing',
       'CrondeckSchedulerPausedTooLong',
+      'CrondeckSlotsMissed',
       'CrondeckControllerNotReconciling',
     ]);
+    expect(rules[2]!.expr).toContain('outcome="missed"}[15m]');
     expect(unknownMetrics(rules.map((r) => String(r.expr)))).toEqual([]);
     expect(rules[1]!.for).toBe('1h');
   });

@@ -19,6 +19,9 @@ const input = (overrides: Partial<JobInput> = {}): JobInput => ({
   tags: ['nightly'],
   timezone: 'Europe/Berlin',
   enabled: true,
+  lateAfterSeconds: 60,
+  catchUp: null,
+  allowDuplicateSlots: false,
   ...overrides,
 });
 

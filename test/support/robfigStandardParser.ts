@@ -199,3 +199,150 @@ export function robfigNext(schedule: RobfigSchedule & { kind: 'spec' }, after: D
   }
   return null;
 }
+
+/** Wall-clock fields of an instant in a zone, as Go's time.Time methods give them. */
+interface Wall {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  weekday: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function wallOf(instant: number, timeZone: string): Wall {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      weekday: 'short',
+    });
+    formatters.set(timeZone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour),
+    minute: Number(parts.minute),
+    second: Number(parts.second),
+    weekday: ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(parts.weekday!),
+  };
+}
+
+/** The zone's UTC offset at an instant, in ms. */
+function offsetAt(instant: number, timeZone: string): number {
+  const w = wallOf(instant, timeZone);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(instant / 1000) * 1000;
+}
+
+/**
+ * Go's time.Date(year, month, day, hour, min, sec, 0, loc): out-of-range fields carry over, and a
+ * wall time the zone skips or repeats resolves as Go resolves it: the offset in force at the wall
+ * time read as UTC, unless the instant that gives lies outside that offset's period.
+ */
+function goDate(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  timeZone: string,
+): number {
+  const local = Date.UTC(year, month - 1, day, hour, minute, second);
+  let offset = offsetAt(local, timeZone);
+  const utc = local - offset;
+  if (offsetAt(utc, timeZone) !== offset) offset = offsetAt(utc, timeZone);
+  return local - offset;
+}
+
+/**
+ * robfig/cron v3's SpecSchedule.Next in a time zone, line for line: the first fire time strictly
+ * after `after`, found by moving a time through the zone's wall clock (months and days by Go's
+ * AddDate, hours, minutes and seconds by adding real time). This is how the CronJob controller
+ * walks a schedule with `timeZone`: a wall time a fall-back repeats is found twice, one a
+ * spring-forward skips never.
+ */
+export function robfigNextInZone(
+  schedule: RobfigSchedule & { kind: 'spec' },
+  after: Date,
+  timeZone: string,
+): Date | null {
+  const wall = (t: number) => wallOf(t, timeZone);
+  const dayMatches = (w: Wall) => {
+    const domMatch = schedule.dom.has(w.day);
+    const dowMatch = schedule.dow.has(w.weekday);
+    return schedule.domStar || schedule.dowStar ? domMatch && dowMatch : domMatch || dowMatch;
+  };
+  // Start at the upcoming second.
+  let t = Math.floor(after.getTime() / 1000) * 1000 + 1000;
+  let added = false;
+  const yearLimit = wall(t).year + 5;
+  wrap: for (;;) {
+    let w = wall(t);
+    if (w.year > yearLimit) return null;
+    while (!schedule.month.has(w.month)) {
+      if (!added) {
+        added = true;
+        t = goDate(w.year, w.month, 1, 0, 0, 0, timeZone);
+        w = wall(t);
+      }
+      t = goDate(w.year, w.month + 1, w.day, w.hour, w.minute, w.second, timeZone);
+      w = wall(t);
+      if (w.month === 1) continue wrap;
+    }
+    while (!dayMatches(w)) {
+      if (!added) {
+        added = true;
+        t = goDate(w.year, w.month, w.day, 0, 0, 0, timeZone);
+        w = wall(t);
+      }
+      t = goDate(w.year, w.month, w.day + 1, w.hour, w.minute, w.second, timeZone);
+      w = wall(t);
+      // Midnight that a DST change moved: back to it.
+      if (w.hour !== 0) {
+        t += (w.hour > 12 ? 24 - w.hour : -w.hour) * 3_600_000;
+        w = wall(t);
+      }
+      if (w.day === 1) continue wrap;
+    }
+    while (!schedule.hour.has(w.hour)) {
+      if (!added) {
+        added = true;
+        t = goDate(w.year, w.month, w.day, w.hour, 0, 0, timeZone);
+      }
+      t += 3_600_000;
+      w = wall(t);
+      if (w.hour === 0) continue wrap;
+    }
+    while (!schedule.minute.has(w.minute)) {
+      if (!added) {
+        added = true;
+        t = Math.floor(t / 60_000) * 60_000;
+      }
+      t += 60_000;
+      w = wall(t);
+      if (w.minute === 0) continue wrap;
+    }
+    // The standard parser's second field is 0.
+    while (w.second !== 0) {
+      if (!added) added = true;
+      t += 1000;
+      w = wall(t);
+      if (w.second === 0) continue wrap;
+    }
+    return new Date(t);
+  }
+}

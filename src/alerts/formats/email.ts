@@ -33,6 +33,10 @@ function subjectOf(snapshot: AlertSnapshot): string {
       return `[service] ⚡ ${name} finished suspiciously fast`;
     case 'suspended':
       return `[service] ⏸ ${name} suspended`;
+    case 'missed':
+      return `[service] ✗ ${name} missed a run`;
+    case 'late':
+      return `[service] ⏱ ${name} started late`;
     default:
       return `[service] ✗ ${name} failed`;
   }
@@ -54,6 +58,8 @@ function rowsOf(snapshot: AlertSnapshot): [string, string][] {
       ['Exit code', String(execution.exitCode)],
       ['Attempt', String(execution.attempt)],
     );
+  } else if (snapshot.slot) {
+    rows.push(['Status', snapshot.slot.outcome], ['Schedule', job.schedule]);
   } else {
     rows.push(['Status', 'running'], ['Schedule', job.schedule]);
     if (run) {

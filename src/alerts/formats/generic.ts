@@ -45,5 +45,7 @@ export function genericPayload(snapshot: AlertSnapshot): GenericPayload {
   if (minDurationSeconds !== undefined) payload.minDurationSeconds = minDurationSeconds;
   if (suspendedReason !== undefined) payload.suspendedReason = suspendedReason;
   if (run) payload.run = { ...run };
+  // The slot ledger's events say which slot (docs/slots.md).
+  if (snapshot.slot) payload.slot = { ...snapshot.slot };
   return payload;
 }

@@ -89,6 +89,8 @@ function runDetails(snapshot: AlertSnapshot): Record<string, unknown> {
   if (minDurationSeconds !== undefined) details.minDurationSeconds = minDurationSeconds;
   if (suspendedReason !== undefined) details.suspendedReason = suspendedReason;
   if (run) details.run = { ...run };
+  // The slot of a `missed` or `late` alert (docs/slots.md), as the generic payload has it.
+  if (snapshot.slot) details.slot = { ...snapshot.slot };
   return details;
 }
 

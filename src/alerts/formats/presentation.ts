@@ -12,6 +12,7 @@ export function toneOf(snapshot: AlertSnapshot): Tone {
       return 'good';
     case 'overrun':
     case 'tooFast':
+    case 'late':
       return 'warning';
     default:
       return 'bad';
@@ -40,6 +41,10 @@ export function headline(snapshot: AlertSnapshot): string {
       return `⚡ ${name} finished suspiciously fast`;
     case 'suspended':
       return `⏸ ${name} suspended`;
+    case 'missed':
+      return `✗ ${name} missed its run of ${snapshot.slot?.scheduledAt ?? 'a slot'}`;
+    case 'late':
+      return `⏱ ${name} started late for ${snapshot.slot?.scheduledAt ?? 'a slot'}`;
     case 'timeout':
       return snapshot.reminder ? `✗ ${name} still timing out` : `✗ ${name} timed out`;
     default:
@@ -125,11 +130,26 @@ export function policyFacts(snapshot: AlertSnapshot): Fact[] {
     case 'overrun':
       if (snapshot.run) facts.push({ label: 'Running since', value: snapshot.run.startedAt });
       break;
+    case 'missed':
+    case 'late':
+      facts.push(...slotFacts(snapshot));
+      break;
     default:
       if (failures !== undefined && failures > 1)
         facts.push({ label: 'Failed runs in a row', value: String(failures) });
       if (snapshot.reminder) facts.push({ label: 'Reminder', value: 'the job is still failing' });
   }
+  return facts;
+}
+
+/** The facts of a `missed` or `late` alert's slot (docs/slots.md). */
+function slotFacts(snapshot: AlertSnapshot): Fact[] {
+  const { slot } = snapshot;
+  if (!slot) return [];
+  const facts: Fact[] = [{ label: 'Slot', value: slot.scheduledAt }];
+  if (slot.startedAt) facts.push({ label: 'Started', value: slot.startedAt });
+  if (slot.delayMs !== undefined) facts.push({ label: 'Late by', value: formatDuration(slot.delayMs) });
+  if (slot.reason) facts.push({ label: 'Reason', value: slot.reason });
   return facts;
 }
 

@@ -37,11 +37,12 @@ export function desiredCronJob(scheduledJob: ScheduledJob, context: CronJobConte
   const name = metadata.name ?? '';
   const labels = managedLabels(name, context.jobId);
   const activeDeadlineSeconds = runDeadlineSeconds(spec.timeout, spec.retry);
+  const cronJobName = cronJobNameFor(name);
   return {
     apiVersion: 'batch/v1',
     kind: 'CronJob',
     metadata: {
-      name: cronJobNameFor(name),
+      name: cronJobName,
       namespace: metadata.namespace,
       labels,
       ownerReferences: [scheduledJobOwnerReference(scheduledJob)],
@@ -69,6 +70,7 @@ export function desiredCronJob(scheduledJob: ScheduledJob, context: CronJobConte
               spec,
               jobId: context.jobId,
               jobName: context.jobName,
+              cronJobName,
               image: context.image,
               imagePullPolicy: context.imagePullPolicy,
               reportUrl: context.reportUrl,

@@ -25,6 +25,8 @@ export interface PodSpecInput {
   spec: ScheduledJobSpec;
   jobId: number;
   jobName: string;
+  /** The CronJob whose template holds the pod: its Jobs' names say their slots (runner/runSlot.ts). */
+  cronJobName: string;
   /** The Crondeck image that has `crondeck run`. */
   image: string;
   imagePullPolicy?: string;
@@ -72,6 +74,14 @@ function runnerEnv(input: PodSpecInput): V1EnvVar[] {
         fieldRef: { apiVersion: 'v1', fieldPath: "metadata.labels['batch.kubernetes.io/controller-uid']" },
       },
     },
+    // The Job's name, which the Job controller puts on its pods: with the CronJob's, the run's slot.
+    {
+      name: RUNNER_ENV.kubeJobName,
+      valueFrom: {
+        fieldRef: { apiVersion: 'v1', fieldPath: "metadata.labels['batch.kubernetes.io/job-name']" },
+      },
+    },
+    literal(RUNNER_ENV.cronJobName, input.cronJobName),
   ];
 }
 

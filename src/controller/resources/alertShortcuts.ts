@@ -18,6 +18,8 @@ export function alertConfigOfShortcuts(spec: ScheduledJobSpec): AlertConfig | nu
     on_failure_email: spec.onFailureEmail,
     on_success_email: spec.onSuccessEmail,
     on_complete_email: spec.onCompleteEmail,
+    on_missed: spec.onMissed,
+    on_missed_email: spec.onMissedEmail,
     alert_policy: spec.alertPolicy,
   });
 }

@@ -4,6 +4,7 @@ import { emailAddressSchema, MAX_RECIPIENTS_PER_EMAIL, webhookUrlSchema } from '
 import { alertPolicySchema } from '../../domain/alertPolicy';
 import { FINAL_STATUSES, REASON_CODE_MAX, REASON_MESSAGE_MAX } from '../../domain/execution';
 import { jobInputFields, retrySchema, scheduleSchema, timeZoneSchema } from '../../domain/job';
+import { catchUpSchema, DEFAULT_LATE_AFTER_SECONDS, lateAfterSecondsSchema } from '../../domain/slots';
 import {
   observedStatusFields,
   envVarSchema,
@@ -74,6 +75,23 @@ const scheduledJobRetrySchema = z
       .describe('Seconds before the first retry; each further retry waits twice as long, at most 300.'),
   })
   .describe('Retries of a failed attempt within one run.');
+
+const catchUpFields = catchUpSchema.shape;
+
+/** The catch-up policy as the CRD states it (an object of the job's fields, its defaults filled in). */
+const scheduledJobCatchUpSchema = z
+  .object({
+    policy: catchUpFields.policy.describe('none (the default), latest, or all.'),
+    maxRuns: catchUpFields.maxRuns
+      .describe('With all: at most this many missed slots are run, the latest ones (1-100).')
+      .meta({ format: 'int32' }),
+    withinSeconds: catchUpFields.withinSeconds
+      .describe('Only slots missed less than this many seconds ago are run (60-604800).')
+      .meta({ format: 'int32' }),
+  })
+  .describe(
+    'Which slots missed while nothing fired (an outage of the cluster or the controller) run afterwards, each as the run of its slot.',
+  );
 
 const historyLimit = (what: string, fallback: number) =>
   z
@@ -148,12 +166,23 @@ export const scheduledJobSpecSchema = z
       .describe('Environment variables of the command.')
       .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
     resources: resourceRequirementsSchema.optional(),
+    lateAfterSeconds: lateAfterSecondsSchema
+      .default(DEFAULT_LATE_AFTER_SECONDS)
+      .describe('Grace of each slot: a run that starts later than this after its time is late (0-86400).')
+      .meta({ format: 'int32' }),
+    catchUp: scheduledJobCatchUpSchema.optional(),
+    allowDuplicateSlots: z
+      .boolean()
+      .default(false)
+      .describe('Let a second run of one slot run its command too (the slot is then duplicate).'),
     onFailure: webhookShortcut('failure (failed, timeout)'),
     onSuccess: webhookShortcut('success'),
     onComplete: webhookShortcut('every outcome (success, failed, timeout)'),
     onFailureEmail: emailShortcut('failure (failed, timeout)'),
     onSuccessEmail: emailShortcut('success'),
     onCompleteEmail: emailShortcut('every outcome (success, failed, timeout)'),
+    onMissed: webhookShortcut('a missed slot (a fire time nothing ran for)'),
+    onMissedEmail: emailShortcut('a missed slot (a fire time nothing ran for)'),
     alertPolicy: alertPolicySchema.optional(),
   })
   .describe('Desired state of the job.');

@@ -3,7 +3,7 @@ import { checkCron, nextFireTime } from '../../domain/cron';
 import type { FailureReason } from '../../domain/execution';
 
 /** Set by the CronJob controller on the Jobs it creates: the fire time the Job is for. */
-const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
+export const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 
 export interface FinishedJob {
   status: 'success' | 'failed' | 'timeout';

@@ -6,8 +6,10 @@ import type { Logger } from '../../logging/logger';
 import type { RunInProgress } from '../../alerts/policy/overruns';
 import type { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
 import { findJob } from '../../store/jobs';
+import { wasRunPrevented } from '../../store/preventedRuns';
 import { JOB_ID_LABEL, type ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
 import { finishedJob, jobNameForFireTime, runStartedAt, skippedFireTimes } from './jobOutcome';
+import { slotOfKubeJob } from './jobSlot';
 import { diagnosePods } from './podDiagnosis';
 
 export interface RunReconcilerDeps {
@@ -16,6 +18,8 @@ export interface RunReconcilerDeps {
   runs: ClusterRunRecorder;
   clock: Clock;
   logger: Logger;
+  /** The time zone of jobs without one (SERVICE_TIMEZONE): a Job's slot is read in its job's zone. */
+  defaultTimeZone: string;
   /** How long after a Job ends its pod's final report may still arrive (it retries with backoff). */
   reportGraceMs?: number;
   /** The alert policy's `overrun` (runs still going past the job's `maxDurationSeconds`). */
@@ -32,7 +36,9 @@ export interface RunReconcilerDeps {
  * - a run whose pod never reported its outcome (it failed before the runner started, ran past its
  *   deadline, was evicted, or lost its report) is recorded from the Job's conditions, once the
  *   report has had time to arrive;
- * - fire times the CronJob controller skipped while the Job was active are recorded as `skipped`.
+ * - fire times the CronJob controller skipped while the Job was active are recorded as `skipped`;
+ * - a Job whose runner was refused its slot (another run had claimed it) ran nothing: nothing is
+ *   recorded for it.
  * Both are keyed (by the Job's and the CronJob's UIDs), so any number of passes records each once.
  * While a Job runs, it is the run whose `overrun` the alert policy raises once it has gone on past
  * the job's `maxDurationSeconds` (keyed by the Job's UID too, so a restart never raises it twice).
@@ -103,6 +109,15 @@ export class RunReconciler {
         await this.deps.runs.recordSkipped(job, cronJob.metadata.uid, fireTime, now);
       }
     }
+    const slot = slotOfKubeJob(kubeJob, job, this.deps.defaultTimeZone);
+    // A second Job for a claimed slot ran nothing (its runner was refused the slot): no run to record.
+    if (
+      slot &&
+      (await wasRunPrevented(this.deps.pool, { jobId, scheduledAt: slot.scheduledAt, runKey: uid }))
+    ) {
+      this.settled.add(uid);
+      return {};
+    }
     const recorded = await this.deps.runs.recordUnreported(job, {
       runUid: uid,
       status: finished.status,
@@ -110,6 +125,7 @@ export class RunReconciler {
       finishedAt: finished.finishedAt,
       attempt: 0,
       reason: finished.reason,
+      slot,
     });
     this.settled.add(uid);
     this.noted.delete(uid);

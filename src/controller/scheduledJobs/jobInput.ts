@@ -19,7 +19,8 @@ export function jobInputOfScheduledJob(resource: ScheduledJob, homeNamespace: st
   const spec = scheduledJobSpecSchema.safeParse(resource.spec ?? {});
   if (!spec.success) return { ok: false, message: describeZodError(spec.error, 'spec') };
   const { schedule, command, timeZone, suspend, timeout, retry, description, tags } = spec.data;
-  for (const key of ['onFailure', 'onSuccess', 'onComplete'] as const) {
+  const { lateAfterSeconds, catchUp, allowDuplicateSlots } = spec.data;
+  for (const key of ['onFailure', 'onSuccess', 'onComplete', 'onMissed'] as const) {
     const url = spec.data[key];
     const problem = url === undefined ? null : shortcutUrlProblem(url);
     if (problem) return { ok: false, message: `spec.${key}: ${problem}` };
@@ -38,6 +39,9 @@ export function jobInputOfScheduledJob(resource: ScheduledJob, homeNamespace: st
     tags,
     timezone: timeZone ?? null,
     enabled: !suspend,
+    lateAfterSeconds,
+    catchUp: catchUp ?? null,
+    allowDuplicateSlots,
   });
   if (!input.success) {
     const message = describeZodError(input.error);

@@ -8,6 +8,7 @@ import { NextRunCache } from '../../scheduling/nextRunCache';
 import { isPausedAt } from '../../domain/schedulerState';
 import { isUniqueViolation } from '../../store/database';
 import { deleteJobForResource, upsertJobForResource } from '../../store/resourceJobs';
+import { saveJobInLedger } from '../../store/slots';
 import { readSchedulerState } from '../../store/scheduler';
 import { type ClusterClient, statusOf } from '../clusterClient';
 import type { EventRecorder } from '../events';
@@ -131,6 +132,9 @@ export class ScheduledJobReconciler {
       );
       return {};
     }
+
+    // The slot ledger's cursor and hold follow the resource (a resync that changes nothing writes nothing).
+    await saveJobInLedger(this.deps.pool, job, this.deps.clock.now());
 
     const token = reportTokenFor(this.deps.reportSecret, job.id);
     if (!this.deps.tokens.inPlace(namespace, job.id, token)) {

@@ -46,6 +46,9 @@ function summaryToJson(execution: Execution) {
     // Extensions: why it ended so (OOMKilled, SIGKILL, Timeout...), null when there is nothing to say.
     reason: execution.reason?.code ?? null,
     reasonMessage: execution.reason?.message ?? null,
+    // The slot its run is for (docs/slots.md): null for a run by hand.
+    scheduledAt: jsonValue(execution.scheduledAt),
+    trigger: execution.trigger,
   };
 }
 

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { jobInputSchema } from '../../domain/job';
+import { NO_CATCH_UP } from '../../domain/slots';
 import type { JobService, JobView } from '../../scheduling/jobService';
 import { strictObjectError } from '../../domain/zodErrors';
 import { parseOrThrow, parsePathId } from '../../httpKit/validate';
@@ -32,6 +33,10 @@ function jobToJson(job: JobView) {
     // Set while the job's alert policy holds it suspended after failing runs (enabled is then false).
     suspendedReason: job.suspendedReason,
     suspendedAt: job.suspendedAt,
+    lateAfterSeconds: job.lateAfterSeconds,
+    catchUp: job.catchUp ?? NO_CATCH_UP,
+    allowDuplicateSlots: job.allowDuplicateSlots,
+    lastSlot: job.lastSlot,
   };
 }
 

@@ -1,13 +1,13 @@
-import express, { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
+import express, { type ErrorRequestHandler, Router } from 'express';
 import { attemptReportSchema, reportTimeProblem } from '../../domain/attemptReport';
 import type { Clock } from '../../domain/clock';
 import { DomainError } from '../../domain/errors';
-import { isReportTokenOf } from '../../domain/reportToken';
 import type { Logger } from '../../logging/logger';
 import type { ReportIngest } from '../../scheduling/reportIngest';
-import { badRequest, HttpError } from '../../httpKit/httpError';
+import { badRequest } from '../../httpKit/httpError';
 import { parseOrThrow, parsePathId } from '../../httpKit/validate';
 import { STATUS_OF_KIND } from '../errors';
+import { requireJobToken } from '../jobTokenAuth';
 
 /**
  * Largest report accepted. Each output tail is at most 1 MiB of text, but JSON escapes control
@@ -30,18 +30,7 @@ export function reportsRouter(options: {
   const { ingest, reportSecret, logger, clock } = options;
   const router = Router({ mergeParams: true });
 
-  const authenticate: RequestHandler = (req, _res, next) => {
-    const jobId = parsePathId(req.params);
-    if (!reportSecret) {
-      throw new HttpError(403, 'reports are not accepted: the service has no SERVICE_REPORT_SECRET');
-    }
-    const presented = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (!presented) throw new HttpError(403, 'missing report token: send Authorization: Bearer <token>');
-    if (!isReportTokenOf(reportSecret, jobId, presented)) {
-      throw new HttpError(403, `the report token is not valid for job ${jobId}`);
-    }
-    next();
-  };
+  const authenticate = requireJobToken(reportSecret, 'reports');
 
   router.post(
     '/',

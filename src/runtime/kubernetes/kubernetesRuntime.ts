@@ -1,3 +1,4 @@
+import type { V1CronJob } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
 import { type ClusterClient, statusOf } from '../../controller/clusterClient';
 import { cronJobNameFor } from '../../controller/desired/names';
@@ -12,6 +13,7 @@ import { isPausedAt } from '../../domain/schedulerState';
 import { findJob, listJobs } from '../../store/jobs';
 import { readSchedulerState } from '../../store/scheduler';
 import { resourceOfJob } from '../../store/resourceJobs';
+import type { Backfill } from '../../store/slots';
 import type { SchedulerState } from '../../domain/schedulerState';
 import type { Runtime } from '../runtime';
 import { RuntimeRefusedError } from '../runtimeRefused';
@@ -90,16 +92,32 @@ export class KubernetesRuntime implements Runtime {
   }
 
   async runNow(job: Job): Promise<void> {
+    const { namespace, cronJob } = await this.cronJobOf(job);
+    await this.call(() => this.options.cluster.createJob(namespace, manualJobFromCronJob(cronJob)));
+  }
+
+  /**
+   * The backfill is recorded: the leading controller creates its Jobs from the CronJob's template,
+   * `concurrency` at a time (controller/slotRuns/slotRunner.ts), as it does a catch-up's. Refused,
+   * so that it is not left waiting, while the job has no CronJob to make them from.
+   */
+  async backfill(job: Job, _backfill: Backfill): Promise<void> {
+    await this.cronJobOf(job);
+  }
+
+  /** The CronJob of a job's ScheduledJob; a conflict while the controller has not made it. */
+  private async cronJobOf(job: Job): Promise<{ namespace: string; cronJob: V1CronJob }> {
     const resource = await resourceOfJob(this.options.pool, job.id);
     const notYet = conflict(`job ${job.id} has no CronJob yet: the controller has not reconciled it`);
     if (!resource) throw notYet;
-    let cronJob;
     try {
-      cronJob = await this.options.cluster.readCronJob(resource.namespace, cronJobNameFor(resource.name));
+      return {
+        namespace: resource.namespace,
+        cronJob: await this.options.cluster.readCronJob(resource.namespace, cronJobNameFor(resource.name)),
+      };
     } catch (error) {
       throw statusOf(error) === 404 ? notYet : this.refusal(error);
     }
-    await this.call(() => this.options.cluster.createJob(resource.namespace, manualJobFromCronJob(cronJob)));
   }
 
   /**

@@ -20,6 +20,9 @@ function specOfJob(job: Job) {
     retry: job.retry,
     description: job.description,
     tags: job.tags,
+    lateAfterSeconds: job.lateAfterSeconds,
+    catchUp: job.catchUp,
+    allowDuplicateSlots: job.allowDuplicateSlots,
   };
 }
 
@@ -50,6 +53,9 @@ export function scheduledJobOfJob(job: Job, namespace: string): ScheduledJobMani
       ...(job.timezone === null ? {} : { timeZone: job.timezone }),
       ...(job.retry === null ? {} : { retry: job.retry }),
       ...(job.description === null ? {} : { description: job.description }),
+      lateAfterSeconds: job.lateAfterSeconds,
+      allowDuplicateSlots: job.allowDuplicateSlots,
+      ...(job.catchUp === null ? {} : { catchUp: job.catchUp }),
     },
   };
 }

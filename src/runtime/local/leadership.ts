@@ -44,6 +44,10 @@ export const LEADER_LOCK_KEY = 7433_0002;
 export interface AdvisoryLockLeadershipOptions {
   /** Opens a connection of its own (outside the pools): the lock lives as long as its session. */
   openSession: () => Promise<Client>;
+  /** The lock: the leader's by default; the slot judge of a cluster's replicas takes another. */
+  lockKey?: number;
+  /** What the leader does, for its log lines. */
+  role?: string;
   logger: Logger;
   /** How often a follower tries to take the lock; a dead leader is replaced within about this. */
   retryMs?: number;
@@ -115,11 +119,11 @@ export class AdvisoryLockLeadership implements Leadership {
       }
       const session = this.session ?? (await this.connect());
       const { rows } = await session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-        LEADER_LOCK_KEY,
+        this.options.lockKey ?? LEADER_LOCK_KEY,
       ]);
       if (rows[0]?.locked && !this.stopped && this.session === session) {
         this.confirmedAt = performance.now();
-        this.options.logger.info('leading: this process fires jobs');
+        this.options.logger.info(`leading: this process ${this.options.role ?? 'fires jobs'}`);
         this.setLeading(true);
       }
     } catch (error) {

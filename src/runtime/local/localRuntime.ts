@@ -2,15 +2,21 @@ import type { Clock } from '../../domain/clock';
 import { conflict } from '../../domain/errors';
 import { checkCron, nextFireTime } from '../../domain/cron';
 import { effectiveTimeZone, type Job } from '../../domain/job';
+import { slotsToCatchUp } from '../../domain/slotRules';
+import { latestSlotAtOrBefore, type RunSlot, slotsBetween } from '../../domain/slots';
 import { isPausedAt, RUNNING, type SchedulerState } from '../../domain/schedulerState';
 import type { Logger } from '../../logging/logger';
 import { abortableSleep, type ExecuteAttempt, runAttempts } from '../../runner/attemptLoop';
 import type { ExecutionRecorder } from '../../scheduling/executionRecorder';
+import type { SlotJudge } from '../../scheduling/slotJudge';
+import type { Backfill } from '../../store/slots';
 import { inProcessAttemptRecorder } from '../../scheduling/inProcessAttempts';
 import { type ProcessIdentity, thisProcessIdentity } from '../../runner/processIdentity';
 import { retryWhileUnavailable } from '../../store/transient';
 import type { Runtime } from '../runtime';
 import { AbandonedRuns } from './abandonedRuns';
+import { BackfillRuns, type StartedRun } from './backfillRuns';
+import { slotsToCatchUpOnTakeover } from './catchUp';
 import type { Leadership } from './leadership';
 import type { LocalRuntimeStore } from './localRuntimeStore';
 import { ProcessPresence } from './processPresence';
@@ -41,6 +47,12 @@ export interface LocalRuntimeOptions {
   ownerTimeoutMs?: number;
   /** What this process registers as; tests stand another process in. */
   identity?: ProcessIdentity;
+  /**
+   * Judges the slot ledger while this process leads (docs/slots.md); with `autoTick`, every
+   * `judgeIntervalMs`, else when a test calls `judgeSlots`.
+   */
+  judge?: SlotJudge;
+  judgeIntervalMs?: number;
 }
 
 /** What tests and diagnostics may drive and read of the local runtime. */
@@ -60,6 +72,8 @@ export interface LocalRuntimeHooks {
   sync(): Promise<void>;
   /** Closes the runs of processes that are gone, as the leader does at every heartbeat. */
   sweep(): Promise<void>;
+  /** Judges the slots whose grace has passed at `now`, as the leader does every few seconds; resolves to how many. */
+  judgeSlots(now?: Date): Promise<number>;
 }
 
 interface ScheduledEntry {
@@ -69,10 +83,11 @@ interface ScheduledEntry {
   nextFire: Date;
 }
 
-interface ActiveRun {
+interface ActiveRun extends StartedRun {
   jobId: number;
+  /** A backfill's run is beside the schedule: a fire time during it still runs. */
+  backfill: boolean;
   abort: AbortController;
-  done: Promise<void>;
 }
 
 /** Longest the timer sleeps, so a wall-clock jump is noticed within a minute. */
@@ -82,6 +97,9 @@ const MAX_TIMER_MS = 60_000;
 const RECORD_RETRY_BUDGET_MS = 10 * 60_000;
 
 const DEFAULT_HEARTBEAT_MS = 5000;
+const DEFAULT_JUDGE_INTERVAL_MS = 5000;
+/** Slots one stall's catch-up lists at most (a week of a schedule firing every minute). */
+const MAX_STALL_SLOTS = 10_080;
 /** Six heartbeats: a busy machine or a slow database delays one or two, not six. */
 const DEFAULT_OWNER_TIMEOUT_MS = 30_000;
 
@@ -90,8 +108,9 @@ const DEFAULT_OWNER_TIMEOUT_MS = 30_000;
  * cron times in the job's time zone and runs the command as a child process.
  *
  * Rules (DESIGN.md): a fire time that comes while the job's previous run is still active is
- * recorded as `skipped`; fire times missed while the service was down or paused are not replayed;
- * a manual run never moves the next scheduled one; every attempt is an execution row.
+ * recorded as `skipped`; fire times missed while the service was down or paused are replayed only
+ * as the job's catch-up policy says (default none); a manual run never moves the next scheduled
+ * one; every attempt is an execution row. Every run of the schedule names its slot (docs/slots.md).
  *
  * Several processes may share one database: only the one that leads (see leadership.ts) fires and
  * runs jobs. The others tell it nothing directly: it notices their writes (jobs, the scheduler
@@ -121,6 +140,11 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   /** Closing abandoned runs, one look at a time (a takeover's and a heartbeat's would end a group twice). */
   private closing: Promise<unknown> = Promise.resolve();
   private sweeping: Promise<void> | null = null;
+  /** Slots each job's catch-up is to run, oldest first; the first is kept until its run has begun. */
+  private readonly catchUps = new Map<number, Date[]>();
+  private readonly backfills: BackfillRuns;
+  private judgeTimer: NodeJS.Timeout | undefined;
+  private judging: Promise<number> | null = null;
 
   constructor(private readonly options: LocalRuntimeOptions) {
     this.identity = options.identity ?? thisProcessIdentity();
@@ -138,6 +162,16 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       logger: options.logger,
       ownerTimeoutMs: options.ownerTimeoutMs ?? DEFAULT_OWNER_TIMEOUT_MS,
     });
+    this.backfills = new BackfillRuns({
+      store: options.store,
+      clock: options.clock,
+      logger: options.logger,
+      launch: (job, slot) => this.startRun(job, slot),
+      jobOf: (jobId) => this.entries.get(jobId)?.job ?? null,
+      mayRun: () => this.leading && !this.stopping,
+    });
+    // The judge waits for the slots a catch-up is about to run.
+    options.judge?.deferTo((jobId) => this.catchUps.get(jobId)?.[0] ?? null);
   }
 
   async start(): Promise<void> {
@@ -153,7 +187,9 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     this.stopping = true;
     clearTimeout(this.timer);
     clearTimeout(this.syncTimer);
+    clearTimeout(this.judgeTimer);
     await this.syncing;
+    await this.judging;
     const runs = [...this.active];
     if (runs.length > 0) {
       this.options.logger.info('waiting for running jobs to finish', { count: runs.length });
@@ -167,6 +203,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
         await allDone;
       }
     }
+    await this.backfills.settled();
     await Promise.allSettled([...this.housekeeping]);
     await this.closing;
     await this.options.leadership.stop();
@@ -188,16 +225,22 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
 
   async jobDeleted(jobId: number): Promise<void> {
     this.entries.delete(jobId);
+    this.catchUps.delete(jobId);
     for (const run of this.active) if (run.jobId === jobId) run.abort.abort();
   }
 
   /** A second run of a job while one is going (retries included) is refused, as a fire time is skipped. */
   async runNow(job: Job): Promise<void> {
-    if (this.isRunning(job.id) || (await this.options.store.hasRunningAttempt(job.id))) {
+    if (this.isRunning(job.id, true) || (await this.options.store.hasRunningAttempt(job.id))) {
       throw conflict(`job "${job.name}" is already running; wait for its run to finish`);
     }
     if (this.leading) void this.launch(job);
     else await this.options.store.requestRun(job.id);
+  }
+
+  /** The backfill was recorded: the leader starts it (another process's leader finds it at its next sync). */
+  async backfill(_job: Job, _backfill: Backfill): Promise<void> {
+    if (this.leading) void this.backfills.sync().catch((error) => this.warnBackfills(error));
   }
 
   async schedulerChanged(state: SchedulerState): Promise<void> {
@@ -220,9 +263,17 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     }
   }
 
+  async judgeSlots(now: Date = this.options.clock.now()): Promise<number> {
+    await this.takingOver;
+    if (!this.leading || this.stopping || !this.options.judge) return 0;
+    return this.judgeOnce(now);
+  }
+
   /**
-   * Each due job fires once, however many of its fire times have passed, and its next fire time is
-   * computed from `now`.
+   * Each due job fires once, however many of its fire times have passed: the run is the latest
+   * slot's, and its next fire time is computed from `now`. The slots passed over (a stalled or
+   * suspended process) are missed, unless the job's catch-up policy is `all`: then they run after
+   * it, one at a time.
    */
   async tick(now: Date = this.options.clock.now()): Promise<void> {
     if (this.stopping || !this.leading) return;
@@ -235,12 +286,27 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     const paused = isPausedAt(this.state, now);
     for (const entry of this.entries.values()) {
       if (entry.nextFire.getTime() > now.getTime()) continue;
-      const fireTime = entry.nextFire;
-      entry.nextFire = nextFireTime(entry.fields, entry.timeZone, now);
+      const first = entry.nextFire;
+      // Mostly one slot is due: the next one after it is then the next fire time, read once.
+      const following = nextFireTime(entry.fields, entry.timeZone, first);
+      const onTime = following.getTime() > now.getTime();
+      const latest = onTime ? first : latestSlotAtOrBefore(entry.fields, entry.timeZone, first, now);
+      entry.nextFire = onTime ? following : nextFireTime(entry.fields, entry.timeZone, now);
       if (paused) continue;
+      const slot: RunSlot = { scheduledAt: latest, trigger: 'schedule' };
       if (this.isRunning(entry.job.id) || this.abandoned.isRunningElsewhere(entry.job.id))
-        begun.push(this.recordSkipped(entry.job, fireTime));
-      else begun.push(this.launch(entry.job));
+        begun.push(this.recordSkipped(entry.job, slot));
+      else begun.push(this.launch(entry.job, slot));
+      if (latest.getTime() > first.getTime() && entry.job.catchUp?.policy === 'all') {
+        const passedOver = slotsBetween(
+          entry.fields,
+          entry.timeZone,
+          new Date(first.getTime() - 1),
+          new Date(latest.getTime() - 1),
+          MAX_STALL_SLOTS,
+        );
+        this.queueCatchUp(entry.job.id, slotsToCatchUp(entry.job.catchUp, passedOver, now));
+      }
     }
     await Promise.allSettled(begun);
   }
@@ -279,7 +345,10 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     } else {
       // Another process may be firing already; runs in progress here finish and are recorded.
       clearTimeout(this.timer);
+      clearTimeout(this.judgeTimer);
       this.entries.clear();
+      // The new leader works out the catch-ups and resumes the backfills from the database.
+      this.catchUps.clear();
       this.options.logger.warn('no longer leading: this process stops firing jobs');
     }
   }
@@ -292,6 +361,88 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   private async takeOver(): Promise<void> {
     await this.closeAbandoned(true);
     await this.reload();
+    await this.catchUpAfterGap();
+    await this.backfills.sync();
+    this.scheduleJudging();
+  }
+
+  /**
+   * Runs what the jobs' catch-up policies say of the slots nothing ran for while no process led
+   * (downtime, a fail-over); resolves once each job's first catch-up run has begun, so that the
+   * judge, which starts next, finds it.
+   */
+  private async catchUpAfterGap(): Promise<void> {
+    if (isPausedAt(this.state, this.options.clock.now())) return;
+    const chosen = await slotsToCatchUpOnTakeover(
+      this.options.store,
+      [...this.entries.values()].map((entry) => entry.job),
+      this.options.clock.now(),
+      this.options.defaultTimeZone,
+    );
+    const begun: Promise<void>[] = [];
+    for (const [jobId, slots] of chosen) {
+      this.options.logger.info('catching up missed slots', { jobId, count: slots.length });
+      begun.push(this.queueCatchUp(jobId, slots));
+    }
+    await Promise.all(begun);
+  }
+
+  /** Adds slots to a job's catch-up; resolves once the next of its catch-up runs has begun, if one could. */
+  private queueCatchUp(jobId: number, slots: Date[]): Promise<void> {
+    if (slots.length === 0) return Promise.resolve();
+    const queue = this.catchUps.get(jobId) ?? [];
+    const known = new Set(queue.map((slot) => slot.getTime()));
+    queue.push(...slots.filter((slot) => !known.has(slot.getTime())));
+    queue.sort((a, b) => a.getTime() - b.getTime());
+    this.catchUps.set(jobId, queue);
+    return this.nextCatchUp(jobId);
+  }
+
+  /** Starts a job's next catch-up run when none of its runs is going; one at a time, oldest slot first. */
+  private nextCatchUp(jobId: number): Promise<void> {
+    const queue = this.catchUps.get(jobId);
+    const entry = this.entries.get(jobId);
+    if (!queue || queue.length === 0 || !entry || !this.leading || this.stopping) {
+      if (!entry || !this.leading) this.catchUps.delete(jobId);
+      return Promise.resolve();
+    }
+    if (this.isRunning(jobId) || isPausedAt(this.state, this.options.clock.now())) return Promise.resolve();
+    const slot = queue[0]!;
+    // Kept queued (the judge waits for it) until its first attempt's row is written.
+    return this.launch(entry.job, { scheduledAt: slot, trigger: 'catchUp' }).finally(() => {
+      const index = queue.indexOf(slot);
+      if (index >= 0) queue.splice(index, 1);
+      if (queue.length === 0 && this.catchUps.get(jobId) === queue) this.catchUps.delete(jobId);
+    });
+  }
+
+  /** Judges the ledger every few seconds while this process leads, with real timers only. */
+  private scheduleJudging(): void {
+    if (!this.options.judge || this.options.autoTick === false || this.stopping || !this.leading) return;
+    clearTimeout(this.judgeTimer);
+    this.judgeTimer = setTimeout(() => {
+      void this.judgeOnce(this.options.clock.now()).finally(() => this.scheduleJudging());
+    }, this.options.judgeIntervalMs ?? DEFAULT_JUDGE_INTERVAL_MS);
+    this.judgeTimer.unref();
+  }
+
+  private judgeOnce(now: Date): Promise<number> {
+    const previous = this.judging ?? Promise.resolve(0);
+    const pass = previous
+      .catch(() => 0)
+      .then(() => this.options.judge!.judge(now))
+      .catch((error) => {
+        this.options.logger.warn('could not judge slots; will try again', { err: error });
+        return 0;
+      });
+    this.judging = pass.finally(() => {
+      if (this.judging === pass) this.judging = null;
+    });
+    return pass;
+  }
+
+  private warnBackfills(error: unknown): void {
+    this.options.logger.warn('could not look for backfills', { err: error });
   }
 
   private closeAbandoned(closeUnowned: boolean): Promise<unknown> {
@@ -319,6 +470,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
         const job = await this.options.store.findJob(jobId);
         if (job && this.leading && !this.stopping) this.launch(job);
       }
+      // Backfills asked for through other processes.
+      await this.backfills.sync();
     } catch (error) {
       this.options.logger.warn('could not look for changes from other processes', { err: error });
     }
@@ -337,6 +490,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       this.schedule(job);
     }
     for (const id of [...this.entries.keys()]) if (!seen.has(id)) this.entries.delete(id);
+    for (const id of [...this.catchUps.keys()]) if (!this.entries.has(id)) this.catchUps.delete(id);
     // A job deleted through another process: its run stops here as it would for a local deletion.
     for (const run of this.active) if (!seen.has(run.jobId)) run.abort.abort();
     this.arm();
@@ -355,6 +509,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     const check = checkCron(job.schedule);
     if (!job.enabled || !check.valid) {
       this.entries.delete(job.id);
+      this.catchUps.delete(job.id);
       return;
     }
     const timeZone = effectiveTimeZone(job, this.options.defaultTimeZone);
@@ -367,8 +522,9 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     this.entries.set(job.id, { job, fields: check.fields, timeZone, nextFire });
   }
 
-  private isRunning(jobId: number): boolean {
-    for (const run of this.active) if (run.jobId === jobId) return true;
+  /** Whether a run of the job is going here; a backfill's counts only with `backfills`. */
+  private isRunning(jobId: number, backfills = false): boolean {
+    for (const run of this.active) if (run.jobId === jobId && (backfills || !run.backfill)) return true;
     return false;
   }
 
@@ -395,7 +551,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     );
   }
 
-  private recordSkipped(job: Job, fireTime: Date): Promise<void> {
+  private recordSkipped(job: Job, slot: RunSlot): Promise<void> {
     const now = this.options.clock.now();
     return this.track(
       this.whileUnavailable(() =>
@@ -403,12 +559,13 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
           job,
           {
             status: 'skipped',
-            startedAt: fireTime,
+            startedAt: slot.scheduledAt,
             finishedAt: now,
             exitCode: -1,
             stdout: '',
             stderr: 'skipped: the previous run of this job was still in progress\n',
             attempt: 0,
+            slot,
           },
           true,
         ),
@@ -420,25 +577,36 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   }
 
   /** Starts a run; resolves once its first attempt is running (or the run ended before that). */
-  private launch(job: Job): Promise<void> {
+  private launch(job: Job, slot: RunSlot | null = null): Promise<void> {
+    return this.startRun(job, slot).started;
+  }
+
+  /**
+   * Starts a run, for `slot` if it has one (its attempts name it, its command sees it). When a run
+   * of the schedule ends, the job's next catch-up run, if any, starts.
+   */
+  private startRun(job: Job, slot: RunSlot | null): ActiveRun {
     const abort = new AbortController();
     let begun!: () => void;
     const started = new Promise<void>((resolve) => (begun = resolve));
-    const run: ActiveRun = { jobId: job.id, abort, done: Promise.resolve() };
-    run.done = runAttempts(job, abort.signal, {
-      recorder: inProcessAttemptRecorder(this.options.recorder, job, this.processId),
+    const backfill = slot?.trigger === 'backfill';
+    const run: ActiveRun = { jobId: job.id, backfill, abort, started, done: Promise.resolve() };
+    run.done = runAttempts({ ...job, scheduledAt: slot?.scheduledAt ?? null }, abort.signal, {
+      recorder: inProcessAttemptRecorder(this.options.recorder, job, this.processId, slot),
       logger: this.options.logger,
       execute: this.options.execute,
       sleep: this.options.sleep ?? abortableSleep,
       onAttemptStarted: begun,
+      now: () => this.options.clock.now(),
     })
       .catch((error) => this.options.logger.error('run failed to record', { job: job.name, err: error }))
       .finally(() => {
         this.active.delete(run);
         begun();
+        if (!backfill && this.catchUps.has(job.id)) void this.nextCatchUp(job.id);
       });
     this.active.add(run);
-    return started;
+    return run;
   }
 
   private track<T>(work: Promise<T>): Promise<T> {

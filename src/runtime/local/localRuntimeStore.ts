@@ -18,6 +18,20 @@ import {
   registerProcess,
 } from '../../store/serviceProcesses';
 import { endPauseAt, readSchedulerState } from '../../store/scheduler';
+import {
+  type Backfill,
+  backfilledSlots,
+  finishBackfill,
+  listUnfinishedBackfills,
+  loadJudgedOutcomes,
+  loadSlotEvidence,
+  markBackfillStarted,
+  type RangeEvidence,
+  readCursors,
+  type SlotCursor,
+  type SlotRange,
+} from '../../store/slots';
+import type { SlotOutcome } from '../../domain/slots';
 
 /** What the local runtime reads and writes in the database besides executions. */
 export interface LocalRuntimeStore {
@@ -41,6 +55,19 @@ export interface LocalRuntimeStore {
   forgetProcesses(ids: number[]): Promise<void>;
   /** Every attempt in progress, with its owner. */
   listRunningAttempts(): Promise<RunningAttemptOwnership[]>;
+  /** What the slot ledger knows of some jobs (catch-up looks for the slots nothing ran for). */
+  slots: {
+    readCursors(jobIds: number[]): Promise<Map<number, SlotCursor>>;
+    loadEvidence(ranges: SlotRange[]): Promise<RangeEvidence>;
+    loadJudgedOutcomes(ranges: SlotRange[]): Promise<Map<number, Map<number, SlotOutcome>>>;
+  };
+  backfills: {
+    listUnfinished(): Promise<Backfill[]>;
+    markStarted(id: number, started: number): Promise<void>;
+    finish(id: number, at: Date): Promise<void>;
+    /** The slots (ms) of `slots` that a backfill run of the job was recorded for already. */
+    alreadyRun(jobId: number, slots: Date[]): Promise<Set<number>>;
+  };
 }
 
 export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
@@ -58,5 +85,16 @@ export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
     listProcesses: (timeoutMs) => listProcesses(pool, timeoutMs),
     forgetProcesses: (ids) => forgetProcesses(pool, ids),
     listRunningAttempts: () => listRunningAttempts(pool),
+    slots: {
+      readCursors: (jobIds) => readCursors(pool, jobIds),
+      loadEvidence: (ranges) => loadSlotEvidence(pool, ranges),
+      loadJudgedOutcomes: (ranges) => loadJudgedOutcomes(pool, ranges),
+    },
+    backfills: {
+      listUnfinished: () => listUnfinishedBackfills(pool),
+      markStarted: (id, started) => markBackfillStarted(pool, id, started),
+      finish: (id, at) => finishBackfill(pool, id, at),
+      alreadyRun: (jobId, slots) => backfilledSlots(pool, jobId, slots),
+    },
   };
 }

@@ -14,6 +14,7 @@ import { serviceProcessesSchema } from './013_service_processes';
 import { alertPolicySchema } from './014_alert_policy';
 import { signedWebhooksSchema } from './015_signed_webhooks';
 import { failureReasonsSchema } from './016_failure_reasons';
+import { slotLedgerSchema } from './017_slot_ledger';
 
 export interface Migration {
   version: number;
@@ -42,4 +43,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 14, name: 'alert policy', sql: alertPolicySchema },
   { version: 15, name: 'signed webhooks', sql: signedWebhooksSchema },
   { version: 16, name: 'failure reasons', sql: failureReasonsSchema },
+  { version: 17, name: 'slot ledger', sql: slotLedgerSchema },
 ];

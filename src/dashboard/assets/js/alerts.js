@@ -9,7 +9,18 @@ import { createPolicyEditor } from './policyEditor.js';
 import { busy, confirmDialog, openDialog, toast } from './ui.js';
 
 /** The spec's outcomes, then the events an alert policy raises (a destination opts into each). */
-const EVENTS = ['success', 'failed', 'timeout', 'recovered', 'overrun', 'tooFast', 'suspended'];
+// `missed` and `late` are the slot ledger's (docs/slots.md).
+const EVENTS = [
+  'success',
+  'failed',
+  'timeout',
+  'recovered',
+  'overrun',
+  'tooFast',
+  'suspended',
+  'missed',
+  'late',
+];
 const DEFAULT_EVENTS = ['failed', 'timeout'];
 
 /** A 404 that means the endpoint itself is missing (an older service), not a missing job. */

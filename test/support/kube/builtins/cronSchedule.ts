@@ -1,6 +1,7 @@
 /**
  * The schedule checks of the CronJob validation (robfig/cron's standard parser with descriptors),
- * with its error texts (08 #2, #3, #6, #8). Also computes the next run for the CronJob controller.
+ * with its error texts (08 #2, #3, #6, #8). The CronJob controller walks schedules with robfig's
+ * own Next (controllers/cronjob.ts).
  */
 const FIELDS: { min: number; max: number; names?: string[] }[] = [
   { min: 0, max: 59 },
@@ -126,11 +127,6 @@ function zonedParts(
   const asUtc = Date.UTC(y, mo - 1, day, h, mi);
   const offsetMin = Math.round((asUtc - Math.floor(d.getTime() / 60000) * 60000) / 60000);
   return { y, mo, d: day, h, mi, dow, offsetMin };
-}
-
-export function matches(s: Schedule, d: Date, timeZone: string): boolean {
-  const p = zonedParts(d, timeZone);
-  return s.minute.has(p.mi) && s.hour.has(p.h) && s.dom.has(p.d) && s.month.has(p.mo) && s.dow.has(p.dow);
 }
 
 /** RFC 3339 with the zone's offset (the cronjob-scheduled-timestamp annotation, README). */

@@ -1,4 +1,5 @@
-import { formatInZone, matches, parseSchedule } from '../builtins/cronSchedule';
+import { parseRobfigStandard, robfigNextInZone } from '../../robfigStandardParser';
+import { formatInZone } from '../builtins/cronSchedule';
 import type { KubeEmulator } from '../emulator';
 import { clone, rfc3339, type Obj } from '../types';
 import { recordEvent } from './events';
@@ -100,7 +101,8 @@ const MAX_MISSED_MINUTES = 60 * 24;
  * `lastScheduleTime` (or the CronJob's creation) that has come, and starts no Job when suspended,
  * when that time is older than `startingDeadlineSeconds` (MissSchedule), or under Forbid while a
  * Job is active (JobAlreadyActive, and `lastScheduleTime` stays where it was: once the active Job
- * ends, the next sync starts that most recent fire time late). History limits are not enforced.
+ * ends, the next sync starts that most recent fire time late). History limits are not enforced;
+ * `@every` schedules never fire.
  * Returns the Job it made.
  */
 export function syncCronJob(emu: KubeEmulator, namespace: string, name: string): Obj | null {
@@ -152,17 +154,7 @@ export function syncCronJob(emu: KubeEmulator, namespace: string, name: string):
   }
   if (cron.spec.suspend) return null;
 
-  const timeZone = cron.spec.timeZone ?? 'UTC';
-  const schedule = parseSchedule(cron.spec.schedule);
-  const since = Date.parse(status.lastScheduleTime ?? cron.metadata.creationTimestamp);
-  let due: Date | null = null;
-  const earliest = Math.max(since, now.getTime() - MAX_MISSED_MINUTES * 60_000);
-  for (let t = Math.floor(now.getTime() / 60_000) * 60_000; t > earliest; t -= 60_000) {
-    if (matches(schedule, new Date(t), timeZone)) {
-      due = new Date(t);
-      break;
-    }
-  }
+  const due = mostRecentScheduleTime(cron, status, now);
   if (!due) return null;
   const deadline = cron.spec.startingDeadlineSeconds;
   if (deadline !== undefined && due.getTime() + deadline * 1000 < now.getTime()) {
@@ -178,6 +170,29 @@ export function syncCronJob(emu: KubeEmulator, namespace: string, name: string):
     return null;
   }
   return fireCronJob(emu, namespace, name, due);
+}
+
+/**
+ * The most recent fire time after `lastScheduleTime` (or the CronJob's creation) that has come, as
+ * the controller's mostRecentScheduleTime finds it: robfig/cron's Next walked in the CronJob's time
+ * zone (so a wall time a DST fall-back repeats is found twice, kubernetes#121594, and one a
+ * spring-forward skips never), looking back at most a day.
+ */
+function mostRecentScheduleTime(cron: Obj, status: Obj, now: Date): Date | null {
+  const schedule = parseRobfigStandard(cron.spec.schedule);
+  if (schedule.kind !== 'spec') return null;
+  const timeZone = cron.spec.timeZone ?? 'UTC';
+  const since = Date.parse(status.lastScheduleTime ?? cron.metadata.creationTimestamp);
+  const earliest = new Date(Math.max(since, now.getTime() - MAX_MISSED_MINUTES * 60_000));
+  let due: Date | null = null;
+  for (
+    let fire = robfigNextInZone(schedule, earliest, timeZone);
+    fire && fire.getTime() <= now.getTime();
+    fire = robfigNextInZone(schedule, fire, timeZone)
+  ) {
+    due = fire;
+  }
+  return due;
 }
 
 function finishedCondition(job: Obj): 'Complete' | 'Failed' | undefined {

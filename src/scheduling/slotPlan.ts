@@ -1,0 +1,164 @@
+import { checkCron, fireTimesAfter, nextFireTime } from '../domain/cron';
+import type { EarlierSchedule, SlotCursor } from '../store/slots';
+
+/** One schedule of a job over a stretch of time: its slots up to `until` (null: from then on). */
+interface ScheduleSpan {
+  fields: string;
+  timeZone: string;
+  until: Date | null;
+}
+
+/** What a pass of the judge does with one cursor. */
+export interface CursorPlan {
+  /** The slots to judge now, oldest first. */
+  slots: Date[];
+  /** Where the cursor moves once they are judged (every slot at or before it judged). */
+  judgedUntil: Date;
+  /** The earlier schedules still to be read after the move. */
+  earlierSchedules: EarlierSchedule[];
+  /** When the next slot is to be judged (its time plus the grace); null: never (a schedule that does not fire). */
+  dueAt: Date | null;
+}
+
+/**
+ * Plans a cursor's move at `now`: the slots whose grace has passed (and that come before
+ * `deferBefore`, the first slot a runtime is about to run), read with the schedule in force at
+ * each one's time, at most `maxSlots` of them (a long downtime is judged over several passes).
+ * Null when the cursor's schedule is one this version cannot read: it is left alone.
+ */
+export function planCursor(
+  cursor: SlotCursor,
+  now: Date,
+  defaultTimeZone: string,
+  deferBefore: Date | null,
+  maxSlots: number,
+  cache: PassCache = newPassCache(),
+): CursorPlan | null {
+  const spans = spansOf(cursor, defaultTimeZone, cache);
+  if (!spans) return null;
+  const graceMs = cursor.lateAfterSeconds * 1000;
+  let horizon = now.getTime() - graceMs;
+  if (deferBefore) horizon = Math.min(horizon, deferBefore.getTime() - 1);
+  const slots: Date[] = [];
+  let after = cursor.judgedUntil;
+  let remaining = spans;
+  // The first slot not judged by this pass, found by the same walk where it can be.
+  let next: Date | null | undefined;
+  while (remaining.length > 0) {
+    const span = remaining[0]!;
+    const limit = Math.min(horizon, span.until?.getTime() ?? Infinity);
+    const walk = cachedWalk(cache, span, after, limit, maxSlots - slots.length);
+    slots.push(...walk.slots);
+    if (walk.capped) {
+      after = walk.slots[walk.slots.length - 1] ?? after;
+      next = walk.beyond;
+      break;
+    }
+    after = new Date(Math.max(after.getTime(), limit));
+    if (span.until === null || span.until.getTime() > horizon) {
+      if (walk.beyond && (span.until === null || walk.beyond.getTime() <= span.until.getTime()))
+        next = walk.beyond;
+      break;
+    }
+    remaining = remaining.slice(1);
+  }
+  if (next === undefined) next = nextSlotAfter(remaining, after);
+  return {
+    slots,
+    judgedUntil: after.getTime() > cursor.judgedUntil.getTime() ? after : cursor.judgedUntil,
+    earlierSchedules: remaining.flatMap((span, k) =>
+      span.until === null
+        ? []
+        : [{ ...earlierOf(cursor, spans.length - remaining.length + k), until: span.until }],
+    ),
+    dueAt: next ? new Date(next.getTime() + graceMs) : null,
+  };
+}
+
+type Walk = ReturnType<typeof walkSpan>;
+
+/**
+ * What one pass of the judge has read already: schedules checked, and walks made. Reading a
+ * schedule is most of a pass's cost, and jobs of one schedule and grace judged together stand at
+ * the same place and walk to the same horizon (every job firing every minute, say): each is read
+ * once for all of them.
+ */
+export interface PassCache {
+  checks: Map<string, ReturnType<typeof checkCron>>;
+  walks: Map<string, Walk>;
+}
+
+export function newPassCache(): PassCache {
+  return { checks: new Map(), walks: new Map() };
+}
+
+function cachedWalk(cache: PassCache, span: ScheduleSpan, after: Date, limit: number, max: number): Walk {
+  const key = `${span.fields}|${span.timeZone}|${after.getTime()}|${limit}|${max}`;
+  let walk = cache.walks.get(key);
+  if (!walk) cache.walks.set(key, (walk = walkSpan(span, after, limit, max)));
+  return walk;
+}
+
+/**
+ * The slots of a span after `after` and at or before `limit`, at most `max` (`capped` when more
+ * were due), and the first slot past them (`beyond`; null when the schedule never fires again).
+ */
+function walkSpan(
+  span: ScheduleSpan,
+  after: Date,
+  limit: number,
+  max: number,
+): { slots: Date[]; capped: boolean; beyond: Date | null } {
+  const slots: Date[] = [];
+  try {
+    for (const slot of fireTimesAfter(span.fields, span.timeZone, after)) {
+      if (slot.getTime() > limit) return { slots, capped: false, beyond: slot };
+      if (slots.length >= max) return { slots, capped: true, beyond: slot };
+      slots.push(slot);
+    }
+  } catch {
+    // An expression that stops firing (a date that never comes again): nothing beyond.
+  }
+  return { slots, capped: false, beyond: null };
+}
+
+/** The earlier schedules then the current one, each readable; null if one is not. */
+function spansOf(cursor: SlotCursor, defaultTimeZone: string, cache: PassCache): ScheduleSpan[] | null {
+  const all = [
+    ...cursor.earlierSchedules,
+    { schedule: cursor.schedule, timezone: cursor.timezone, until: null },
+  ];
+  const spans: ScheduleSpan[] = [];
+  for (const each of all) {
+    let check = cache.checks.get(each.schedule);
+    if (!check) cache.checks.set(each.schedule, (check = checkCron(each.schedule)));
+    if (!check.valid) return null;
+    spans.push({ fields: check.fields, timeZone: each.timezone ?? defaultTimeZone, until: each.until });
+  }
+  return spans;
+}
+
+/** The stored form of the earlier schedule at `index` (its schedule and zone as written). */
+function earlierOf(cursor: SlotCursor, index: number): Omit<EarlierSchedule, 'until'> {
+  const { schedule, timezone } = cursor.earlierSchedules[index]!;
+  return { schedule, timezone };
+}
+
+/** The first slot after `after`, in the span in force then. */
+function nextSlotAfter(spans: ScheduleSpan[], after: Date): Date | null {
+  let from = after;
+  for (const span of spans) {
+    const next = safeNext(span, from);
+    if (next && (span.until === null || next.getTime() <= span.until.getTime())) return next;
+    if (span.until) from = new Date(Math.max(from.getTime(), span.until.getTime()));
+  }
+  return null;
+}
+
+function safeNext(span: ScheduleSpan, after: Date): Date | null {
+  try {
+    return nextFireTime(span.fields, span.timeZone, after);
+  } catch {
+    return null;
+  }
+}

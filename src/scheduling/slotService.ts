@@ -1,0 +1,121 @@
+import type { Pool } from 'pg';
+import type { Clock } from '../domain/clock';
+import { checkCron } from '../domain/cron';
+import { conflict, invalid, notFound } from '../domain/errors';
+import { effectiveTimeZone, type Job } from '../domain/job';
+import { type BackfillRequest, MAX_BACKFILL_SLOTS, slotOfFireTime, slotsBetween } from '../domain/slots';
+import type { Runtime } from '../runtime/runtime';
+import { withTransaction } from '../store/database';
+import { findJob } from '../store/jobs';
+import {
+  type ClaimAnswer,
+  claimSlot,
+  finishBackfill,
+  insertBackfill,
+  listSlots,
+  listUnfinishedBackfills,
+  type SlotEntry,
+} from '../store/slots';
+
+/** The slot ledger's use cases: its history, claims on slots, backfills (docs/slots.md). */
+export class SlotService {
+  constructor(
+    private readonly pool: Pool,
+    private readonly runtime: Runtime,
+    private readonly clock: Clock,
+    private readonly defaultTimeZone: string,
+  ) {}
+
+  /** A job's judged slots in [from, to], newest first. */
+  async list(
+    jobId: number,
+    range: { from: Date | null; to: Date | null; limit: number },
+  ): Promise<SlotEntry[]> {
+    await this.require(jobId);
+    return listSlots(this.pool, jobId, range);
+  }
+
+  /**
+   * Claims a slot for a run about to start (the claim contract). A fire time that a DST fall-back
+   * repeats claims the slot it repeats, so the double fire of a CronJob is one slot claimed twice.
+   */
+  async claim(
+    jobId: number,
+    scheduledAt: Date,
+    runKey: string,
+  ): Promise<{ slot: Date; answer: ClaimAnswer }> {
+    const job = await this.require(jobId);
+    const check = checkCron(job.schedule);
+    const slot = check.valid
+      ? slotOfFireTime(check.fields, effectiveTimeZone(job, this.defaultTimeZone), scheduledAt)
+      : scheduledAt;
+    // A transaction: the claim holds the evidence lock until it commits (store/slots.ts).
+    const answer = await withTransaction(this.pool, (tx) =>
+      claimSlot(tx, {
+        jobId,
+        scheduledAt: slot,
+        runKey,
+        allowDuplicates: job.allowDuplicateSlots,
+        at: this.clock.now(),
+      }),
+    );
+    return { slot, answer };
+  }
+
+  /**
+   * Records a backfill of the job's slots in [from, to] and has the runtime run it: each slot once,
+   * as the run of that slot. Refused for a range of more than 1000 slots or none, one reaching
+   * into the future, a job switched off (a backfill runs its command, which a disabled job must
+   * not), or a job with a backfill still going. Answers how many slots it runs.
+   */
+  async backfill(jobId: number, request: BackfillRequest): Promise<number> {
+    const job = await this.require(jobId);
+    const now = this.clock.now();
+    if (request.to.getTime() > now.getTime()) {
+      throw invalid(
+        `to: must not be in the future (it is ${now.toISOString()}): a backfill runs slots that have passed`,
+      );
+    }
+    if (!job.enabled) throw conflict(`job "${job.name}" is disabled; enable it to backfill`);
+    const check = checkCron(job.schedule);
+    if (!check.valid) throw invalid(`the job's schedule cannot be read: ${check.error}`);
+    const slots = slotsBetween(
+      check.fields,
+      effectiveTimeZone(job, this.defaultTimeZone),
+      new Date(request.from.getTime() - 1),
+      request.to,
+      MAX_BACKFILL_SLOTS + 1,
+    );
+    if (slots.length > MAX_BACKFILL_SLOTS) {
+      throw invalid(
+        `from: the range holds more than ${MAX_BACKFILL_SLOTS} slots of the job's schedule; backfill it in parts`,
+      );
+    }
+    if (slots.length === 0) throw invalid("from: the range holds no slot of the job's schedule");
+    const backfill = await insertBackfill(this.pool, {
+      jobId,
+      slots,
+      concurrency: request.concurrency,
+      requestedAt: now,
+    });
+    if (!backfill) {
+      const going = (await listUnfinishedBackfills(this.pool)).find((each) => each.jobId === jobId);
+      const progress = going ? ` (${going.started} of ${going.slots.length} slots started)` : '';
+      throw conflict(`job "${job.name}" has a backfill in progress${progress}; wait for it to finish`);
+    }
+    try {
+      await this.runtime.backfill(job, backfill);
+    } catch (error) {
+      // Refused: it never runs, and does not keep the next one out.
+      await finishBackfill(this.pool, backfill.id, now);
+      throw error;
+    }
+    return slots.length;
+  }
+
+  private async require(jobId: number): Promise<Job> {
+    const job = await findJob(this.pool, jobId);
+    if (!job) throw notFound(`job ${jobId} not found`);
+    return job;
+  }
+}

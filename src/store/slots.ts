@@ -1,0 +1,647 @@
+import { type CatchUp, type LastSlot, SLOT_OUTCOMES, type SlotOutcome } from '../domain/slots';
+import type { SlotClaimEvidence, SlotHold, SlotJudgement, SlotRun } from '../domain/slotRules';
+import type { SchedulerState } from '../domain/schedulerState';
+import { prepared, type Queryable } from './database';
+import { SLOT_EVIDENCE_LOCK_KEY, TURNED_LATE_REASON } from './migrations/017_slot_ledger';
+
+/** A schedule a job had before an edit, whose slots up to `until` are judged by it. */
+export interface EarlierSchedule {
+  schedule: string;
+  timezone: string | null;
+  until: Date;
+}
+
+/** The judge's cursor of one job (migration 017), with what the judge needs of the job. */
+export interface SlotCursor {
+  jobId: number;
+  jobName: string;
+  judgedUntil: Date;
+  dueAt: Date | null;
+  schedule: string;
+  timezone: string | null;
+  earlierSchedules: EarlierSchedule[];
+  lateAfterSeconds: number;
+  catchUp: CatchUp | null;
+}
+
+interface CursorRow {
+  job_id: number;
+  job_name: string;
+  judged_until: Date;
+  due_at: Date | null;
+  schedule: string;
+  timezone: string | null;
+  earlier_schedules: { schedule: string; timezone: string | null; until: string }[];
+  late_after_s: number;
+  catch_up: CatchUp | null;
+}
+
+/**
+ * Notes in the ledger that a job was saved at `at`, in one statement:
+ * - its cursor: a new job's ledger starts then; a changed schedule or time zone is kept as an
+ *   earlier schedule up to `at` (when slots before it are still to be judged), so that each slot
+ *   is judged by the schedule in force at its time; the next slot is computed again by the judge
+ *   (`due_at` null), the schedule or the grace having maybe changed;
+ * - its hold: a job switched off opens one (`holdReason` says why), switched on closes it. An open
+ *   hold stays as it is when the job is saved off again.
+ */
+export async function saveJobInLedger(
+  db: Queryable,
+  job: { id: number; schedule: string; timezone: string | null; enabled: boolean; lateAfterSeconds: number },
+  at: Date,
+  holdReason = 'the job was disabled at that time',
+): Promise<void> {
+  // A save that changes none of it (a resync of a cluster resource) writes nothing.
+  await db.query(
+    prepared(
+      'save_job_in_slot_ledger',
+      `WITH cursor AS (
+         INSERT INTO slot_cursors AS c (job_id, judged_until, schedule, timezone, late_after_s)
+         VALUES ($1, $2, $3, $4, $7)
+         ON CONFLICT (job_id) DO UPDATE SET
+           earlier_schedules = CASE
+             WHEN (c.schedule, c.timezone) IS DISTINCT FROM (EXCLUDED.schedule, EXCLUDED.timezone)
+               AND c.judged_until < $2
+             THEN c.earlier_schedules || jsonb_build_array(jsonb_build_object(
+               'schedule', c.schedule, 'timezone', c.timezone, 'until', $2::timestamptz))
+             ELSE c.earlier_schedules END,
+           schedule = EXCLUDED.schedule, timezone = EXCLUDED.timezone, late_after_s = EXCLUDED.late_after_s,
+           due_at = NULL
+         WHERE (c.schedule, c.timezone, c.late_after_s)
+           IS DISTINCT FROM (EXCLUDED.schedule, EXCLUDED.timezone, EXCLUDED.late_after_s)
+       ),
+       opened AS (
+         INSERT INTO slot_holds (job_id, kind, from_at, reason)
+         SELECT $1, 'suspended', $2, $6 WHERE NOT $5
+         ON CONFLICT ((coalesce(job_id, 0)), kind) WHERE until_at IS NULL DO NOTHING
+       ),
+       closed AS (
+         UPDATE slot_holds SET until_at = greatest(from_at, $2)
+         WHERE $5 AND job_id = $1 AND kind = 'suspended' AND until_at IS NULL
+       )
+       SELECT 1`,
+      [job.id, at, job.schedule, job.timezone, job.enabled, holdReason, job.lateAfterSeconds],
+    ),
+  );
+}
+
+/**
+ * Starts the cursors of jobs that have none (a job written by a path that does not save its
+ * cursor, such as a row mirrored from a cluster resource): at their creation.
+ */
+export async function startMissingCursors(db: Queryable): Promise<void> {
+  await db.query(
+    prepared(
+      'start_missing_slot_cursors',
+      `INSERT INTO slot_cursors (job_id, judged_until, schedule, timezone, late_after_s)
+       SELECT j.id, j.created_at, j.schedule, j.timezone, j.late_after_s FROM jobs j
+       WHERE NOT EXISTS (SELECT 1 FROM slot_cursors c WHERE c.job_id = j.id)
+       ON CONFLICT (job_id) DO NOTHING`,
+      [],
+    ),
+  );
+}
+
+/**
+ * Writes the scheduler's switch as holds: a pause in force is ended at `at`, and a new pause is a
+ * hold from `at` until its `until` (open when it has none).
+ */
+export async function holdScheduler(db: Queryable, state: SchedulerState, at: Date): Promise<void> {
+  await db.query(
+    `UPDATE slot_holds SET until_at = greatest(from_at, $1)
+     WHERE job_id IS NULL AND kind = 'paused' AND (until_at IS NULL OR until_at > $1)`,
+    [at],
+  );
+  if (state.paused) {
+    await db.query(
+      `INSERT INTO slot_holds (job_id, kind, from_at, until_at, reason)
+       VALUES (NULL, 'paused', $1, $2, 'the scheduler was paused at that time')`,
+      [at, state.until],
+    );
+  }
+}
+
+/**
+ * Takes the evidence lock (migration 017) for the rest of the transaction: runs recorded
+ * meanwhile wait, and are then either seen by the judge or turn a slot it judged `missed` late.
+ */
+export async function lockSlotEvidence(db: Queryable): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock($1)', [SLOT_EVIDENCE_LOCK_KEY]);
+}
+
+/**
+ * The cursors with something to judge at `now` (or a next slot to compute), earliest first, at
+ * most `limit`, locked for the rest of the transaction. One being changed by an edit right now
+ * is left for the next pass rather than waited for.
+ */
+export async function lockDueCursors(db: Queryable, now: Date, limit: number): Promise<SlotCursor[]> {
+  const { rows } = await db.query<CursorRow>(
+    prepared(
+      'lock_due_slot_cursors',
+      `SELECT c.job_id, j.name AS job_name, c.judged_until, c.due_at, c.schedule, c.timezone,
+              c.earlier_schedules, j.late_after_s, j.catch_up
+       FROM slot_cursors c JOIN jobs j ON j.id = c.job_id
+       WHERE c.due_at IS NULL OR c.due_at <= $1
+       ORDER BY c.due_at NULLS FIRST, c.job_id
+       LIMIT $2
+       FOR UPDATE OF c SKIP LOCKED`,
+      [now, limit],
+    ),
+  );
+  return rows.map(toCursor);
+}
+
+function toCursor(row: CursorRow): SlotCursor {
+  return {
+    jobId: row.job_id,
+    jobName: row.job_name,
+    judgedUntil: row.judged_until,
+    dueAt: row.due_at,
+    schedule: row.schedule,
+    timezone: row.timezone,
+    earlierSchedules: row.earlier_schedules.map((each) => ({ ...each, until: new Date(each.until) })),
+    lateAfterSeconds: row.late_after_s,
+    catchUp: row.catch_up,
+  };
+}
+
+/** The cursors of some jobs, unlocked (the local runtime's catch-up reads where the ledger stands). */
+export async function readCursors(db: Queryable, jobIds: number[]): Promise<Map<number, SlotCursor>> {
+  if (jobIds.length === 0) return new Map();
+  const { rows } = await db.query<CursorRow>(
+    `SELECT c.job_id, j.name AS job_name, c.judged_until, c.due_at, c.schedule, c.timezone,
+            c.earlier_schedules, j.late_after_s, j.catch_up
+     FROM slot_cursors c JOIN jobs j ON j.id = c.job_id WHERE c.job_id = ANY($1::int[])`,
+    [jobIds],
+  );
+  return new Map(rows.map((row) => [row.job_id, toCursor(row)]));
+}
+
+/** A range of one job's slots: after `after`, up to and including `until`. */
+export interface SlotRange {
+  jobId: number;
+  after: Date;
+  until: Date;
+}
+
+/** What is known of the slots of some ranges, by job and slot time (ms). */
+export interface RangeEvidence {
+  runs: Map<number, Map<number, SlotRun[]>>;
+  skipped: Map<number, Map<number, number[]>>;
+  claims: Map<number, Map<number, SlotClaimEvidence>>;
+  /** Holds by job, the scheduler's under every job. */
+  holds: Map<number, SlotHold[]>;
+}
+
+/**
+ * The evidence of the slots in `ranges`, in three statements whatever their number: the first
+ * attempts of runs that name a slot (backfills are not the schedule's), `skipped` rows, claims,
+ * and the holds that overlap the ranges.
+ */
+export async function loadSlotEvidence(db: Queryable, ranges: SlotRange[]): Promise<RangeEvidence> {
+  const evidence: RangeEvidence = {
+    runs: new Map(),
+    skipped: new Map(),
+    claims: new Map(),
+    holds: new Map(),
+  };
+  if (ranges.length === 0) return evidence;
+  const rangeValues = [ranges.map((r) => r.jobId), ranges.map((r) => r.after), ranges.map((r) => r.until)];
+  // One after the other: `db` may be one client inside a transaction.
+  const executions = await db.query<{
+    job_id: number;
+    scheduled_at: Date;
+    id: string;
+    started_at: Date;
+    status: string;
+  }>(
+    prepared(
+      'slot_evidence_executions',
+      `SELECT e.job_id, e.scheduled_at, e.id, e.started_at, e.status
+         FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[]) AS r(job_id, after, until)
+         JOIN executions e ON e.job_id = r.job_id AND e.scheduled_at IS NOT NULL
+           AND e.scheduled_at > r.after AND e.scheduled_at <= r.until
+         WHERE e.attempt = 0 AND e.trigger IS DISTINCT FROM 'backfill'`,
+      rangeValues,
+    ),
+  );
+  const claims = await db.query<{
+    job_id: number;
+    scheduled_at: Date;
+    run_key: string;
+    claimed_at: Date;
+    duplicate_keys: string[];
+    prevented_keys: string[];
+  }>(
+    prepared(
+      'slot_evidence_claims',
+      `SELECT c.job_id, c.scheduled_at, c.run_key, c.claimed_at, c.duplicate_keys, c.prevented_keys
+         FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[]) AS r(job_id, after, until)
+         JOIN slot_claims c ON c.job_id = r.job_id AND c.scheduled_at > r.after AND c.scheduled_at <= r.until`,
+      rangeValues,
+    ),
+  );
+  const holds = await db.query<{
+    job_id: number | null;
+    kind: SlotHold['kind'];
+    from_at: Date;
+    until_at: Date | null;
+    reason: string | null;
+  }>(
+    prepared(
+      'slot_evidence_holds',
+      `SELECT job_id, kind, from_at, until_at, reason FROM slot_holds
+         WHERE (job_id = ANY($1::int[]) OR job_id IS NULL) AND from_at <= $3
+           AND (until_at IS NULL OR until_at > $2)`,
+      [
+        rangeValues[0],
+        new Date(Math.min(...ranges.map((r) => r.after.getTime()))),
+        new Date(Math.max(...ranges.map((r) => r.until.getTime()))),
+      ],
+    ),
+  );
+  for (const row of executions.rows) {
+    const at = row.scheduled_at.getTime();
+    if (row.status === 'skipped') bySlot(evidence.skipped, row.job_id, at, () => []).push(Number(row.id));
+    else
+      bySlot(evidence.runs, row.job_id, at, () => []).push({
+        executionId: Number(row.id),
+        startedAt: row.started_at,
+      });
+  }
+  for (const row of claims.rows) {
+    bySlot(evidence.claims, row.job_id, row.scheduled_at.getTime(), () => ({
+      claimedAt: row.claimed_at,
+      runKey: row.run_key,
+      duplicateKeys: row.duplicate_keys,
+      preventedKeys: row.prevented_keys,
+    }));
+  }
+  const schedulerHolds: SlotHold[] = [];
+  for (const row of holds.rows) {
+    const hold = { kind: row.kind, fromAt: row.from_at, untilAt: row.until_at, reason: row.reason };
+    if (row.job_id === null) schedulerHolds.push(hold);
+    else evidence.holds.set(row.job_id, [...(evidence.holds.get(row.job_id) ?? []), hold]);
+  }
+  for (const { jobId } of ranges)
+    evidence.holds.set(jobId, [...(evidence.holds.get(jobId) ?? []), ...schedulerHolds]);
+  return evidence;
+}
+
+function bySlot<T>(map: Map<number, Map<number, T>>, jobId: number, at: number, create: () => T): T {
+  let slots = map.get(jobId);
+  if (!slots) map.set(jobId, (slots = new Map()));
+  let value = slots.get(at);
+  if (value === undefined) slots.set(at, (value = create()));
+  return value;
+}
+
+/** The outcomes already given to slots of some ranges, by job and slot time (ms). */
+export async function loadJudgedOutcomes(
+  db: Queryable,
+  ranges: SlotRange[],
+): Promise<Map<number, Map<number, SlotOutcome>>> {
+  const outcomes = new Map<number, Map<number, SlotOutcome>>();
+  if (ranges.length === 0) return outcomes;
+  const { rows } = await db.query<{ job_id: number; scheduled_at: Date; outcome: SlotOutcome }>(
+    `SELECT s.job_id, s.scheduled_at, s.outcome
+     FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[]) AS r(job_id, after, until)
+     JOIN slots s ON s.job_id = r.job_id AND s.scheduled_at > r.after AND s.scheduled_at <= r.until`,
+    [ranges.map((r) => r.jobId), ranges.map((r) => r.after), ranges.map((r) => r.until)],
+  );
+  for (const row of rows) bySlot(outcomes, row.job_id, row.scheduled_at.getTime(), () => row.outcome);
+  return outcomes;
+}
+
+/** One judged slot, as the judge writes it. */
+export interface JudgedSlot extends SlotJudgement {
+  jobId: number;
+  scheduledAt: Date;
+}
+
+/**
+ * Writes judged slots, each once (a slot written before is left as it was), and counts those
+ * written in the durable counter behind `service_slots_total`: one statement. Answers the slots
+ * it wrote.
+ */
+export async function insertJudgedSlots(
+  db: Queryable,
+  slots: JudgedSlot[],
+  judgedAt: Date,
+): Promise<JudgedSlot[]> {
+  if (slots.length === 0) return [];
+  const { rows } = await db.query<{ n: string }>(
+    prepared(
+      'insert_judged_slots',
+      `WITH given AS (
+         SELECT * FROM unnest($1::int[], $2::timestamptz[], $3::text[], $4::text[], $5::timestamptz[],
+                              $6::bigint[], $7::text[]) WITH ORDINALITY
+           AS t(job_id, scheduled_at, outcome, execution_ids, started_at, delay_ms, reason, n)
+       ),
+       inserted AS (
+         INSERT INTO slots (job_id, scheduled_at, outcome, execution_ids, started_at, delay_ms, reason, judged_at)
+         SELECT job_id, scheduled_at, outcome, execution_ids::bigint[], started_at, delay_ms, reason, $8 FROM given
+         ON CONFLICT (job_id, scheduled_at) DO NOTHING
+         RETURNING job_id, scheduled_at, outcome
+       ),
+       counted AS (
+         UPDATE slot_counters c SET total = c.total + s.n
+         FROM (SELECT outcome, count(*) AS n FROM inserted GROUP BY outcome) s WHERE c.outcome = s.outcome
+       )
+       SELECT given.n FROM inserted JOIN given USING (job_id, scheduled_at)`,
+      [
+        slots.map((s) => s.jobId),
+        slots.map((s) => s.scheduledAt),
+        slots.map((s) => s.outcome),
+        slots.map((s) => `{${s.executionIds.join(',')}}`),
+        slots.map((s) => s.startedAt),
+        slots.map((s) => s.delayMs),
+        slots.map((s) => s.reason),
+        judgedAt,
+      ],
+    ),
+  );
+  return rows.map((row) => slots[Number(row.n) - 1]!);
+}
+
+/** Where a cursor moves: everything up to `judgedUntil` judged, the next slot due at `dueAt`. */
+export interface CursorMove {
+  jobId: number;
+  judgedUntil: Date;
+  dueAt: Date | null;
+  earlierSchedules: EarlierSchedule[];
+  lastSlot: { scheduledAt: Date; outcome: SlotOutcome } | null;
+}
+
+/** Moves cursors (locked by `lockDueCursors` in the same transaction), in one statement. */
+export async function moveCursors(db: Queryable, moves: CursorMove[]): Promise<void> {
+  if (moves.length === 0) return;
+  const judged = moves.filter((move) => move.lastSlot);
+  const unchanged = moves.filter((move) => !move.lastSlot);
+  // Two statements at most: only a move that judged a slot changes what the job list shows.
+  if (judged.length > 0) {
+    await db.query(
+      prepared(
+        'move_slot_cursors',
+        `UPDATE slot_cursors c SET judged_until = t.judged_until, due_at = t.due_at,
+           earlier_schedules = t.earlier::jsonb, last_slot_at = t.last_slot_at, last_outcome = t.last_outcome
+         FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[], $4::text[], $5::timestamptz[], $6::text[])
+           AS t(job_id, judged_until, due_at, earlier, last_slot_at, last_outcome)
+         WHERE c.job_id = t.job_id`,
+        [
+          judged.map((m) => m.jobId),
+          judged.map((m) => m.judgedUntil),
+          judged.map((m) => m.dueAt),
+          judged.map((m) => JSON.stringify(m.earlierSchedules)),
+          judged.map((m) => m.lastSlot!.scheduledAt),
+          judged.map((m) => m.lastSlot!.outcome),
+        ],
+      ),
+    );
+  }
+  if (unchanged.length > 0) {
+    await db.query(
+      prepared(
+        'advance_slot_cursors',
+        `UPDATE slot_cursors c SET judged_until = t.judged_until, due_at = t.due_at, earlier_schedules = t.earlier::jsonb
+         FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[], $4::text[])
+           AS t(job_id, judged_until, due_at, earlier)
+         WHERE c.job_id = t.job_id`,
+        [
+          unchanged.map((m) => m.jobId),
+          unchanged.map((m) => m.judgedUntil),
+          unchanged.map((m) => m.dueAt),
+          unchanged.map((m) => JSON.stringify(m.earlierSchedules)),
+        ],
+      ),
+    );
+  }
+}
+
+/** A slot as `GET /api/jobs/:id/slots` lists it. */
+export interface SlotEntry {
+  scheduledAt: Date;
+  outcome: SlotOutcome;
+  executionIds: number[];
+  startedAt: Date | null;
+  delayMs: number | null;
+  reason: string | null;
+}
+
+/** A job's judged slots within [from, to], newest first: a backward scan of the primary key. */
+export async function listSlots(
+  db: Queryable,
+  jobId: number,
+  range: { from: Date | null; to: Date | null; limit: number },
+): Promise<SlotEntry[]> {
+  const { rows } = await db.query<{
+    scheduled_at: Date;
+    outcome: SlotOutcome;
+    execution_ids: string[];
+    started_at: Date | null;
+    delay_ms: string | null;
+    reason: string | null;
+  }>(
+    prepared(
+      'list_slots',
+      `SELECT scheduled_at, outcome, execution_ids, started_at, delay_ms, reason FROM slots
+       WHERE job_id = $1 AND scheduled_at >= coalesce($2, '-infinity'::timestamptz)
+         AND scheduled_at <= coalesce($3, 'infinity'::timestamptz)
+       ORDER BY scheduled_at DESC LIMIT $4`,
+      [jobId, range.from, range.to, range.limit],
+    ),
+  );
+  return rows.map((row) => ({
+    scheduledAt: row.scheduled_at,
+    outcome: row.outcome,
+    executionIds: row.execution_ids.map(Number),
+    startedAt: row.started_at,
+    delayMs: row.delay_ms === null ? null : Number(row.delay_ms),
+    reason: row.reason,
+  }));
+}
+
+/** The answer to a claim on a slot (the claim contract of docs/slots.md). */
+export type ClaimAnswer =
+  | { claimed: true; duplicate: false }
+  | { claimed: true; duplicate: true }
+  | { claimed: false; holder: string };
+
+/** How many further claimants' keys a claim keeps: enough to name them, bounded whatever happens. */
+const MAX_KEPT_KEYS = 20;
+
+/**
+ * Claims a slot for the run `runKey` at `at`. The first claimant has it, and so has the same run
+ * asking again; a further one is let through when `allowDuplicates` (the slot will be judged
+ * `duplicate`), else refused and kept as prevented. A claim that comes after the slot was judged
+ * `missed` turns it `late` at once, its time standing for the run's start until the run is
+ * recorded and gives the slot its execution, start and delay (migration 017's trigger).
+ */
+export async function claimSlot(
+  db: Queryable,
+  claim: { jobId: number; scheduledAt: Date; runKey: string; allowDuplicates: boolean; at: Date },
+): Promise<ClaimAnswer> {
+  // Shared, as a recording takes it: a claim is seen by a judgement in progress or sees its slot.
+  await db.query('SELECT pg_advisory_xact_lock_shared($1)', [SLOT_EVIDENCE_LOCK_KEY]);
+  const { rows } = await db.query<{
+    run_key: string;
+    duplicate_keys: string[];
+    prevented_keys: string[];
+    inserted: boolean;
+  }>(
+    `INSERT INTO slot_claims AS c (job_id, scheduled_at, run_key, claimed_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (job_id, scheduled_at) DO UPDATE SET
+       duplicate_keys = CASE WHEN $5 AND c.run_key <> $3 AND NOT $3 = ANY (c.duplicate_keys)
+                               AND cardinality(c.duplicate_keys) < ${MAX_KEPT_KEYS}
+                             THEN c.duplicate_keys || $3 ELSE c.duplicate_keys END,
+       prevented_keys = CASE WHEN NOT $5 AND c.run_key <> $3 AND NOT $3 = ANY (c.prevented_keys)
+                               AND cardinality(c.prevented_keys) < ${MAX_KEPT_KEYS}
+                             THEN c.prevented_keys || $3 ELSE c.prevented_keys END
+     RETURNING c.run_key, c.duplicate_keys, c.prevented_keys, (xmax = 0) AS inserted`,
+    [claim.jobId, claim.scheduledAt, claim.runKey, claim.at, claim.allowDuplicates],
+  );
+  const row = rows[0]!;
+  if (row.inserted) {
+    await db.query(
+      `WITH turned AS (
+         UPDATE slots SET outcome = 'late', started_at = $3,
+           delay_ms = greatest(0, (extract(epoch FROM $3::timestamptz - scheduled_at) * 1000)::bigint),
+           reason = $4
+         WHERE job_id = $1 AND scheduled_at = $2 AND outcome = 'missed'
+         RETURNING job_id, scheduled_at
+       )
+       UPDATE slot_cursors c SET last_outcome = 'late'
+       FROM turned t WHERE c.job_id = t.job_id AND c.last_slot_at = t.scheduled_at`,
+      [claim.jobId, claim.scheduledAt, claim.at, TURNED_LATE_REASON],
+    );
+  }
+  if (row.inserted || row.run_key === claim.runKey) return { claimed: true, duplicate: false };
+  if (row.duplicate_keys.includes(claim.runKey)) return { claimed: true, duplicate: true };
+  return { claimed: false, holder: row.run_key };
+}
+
+/** A job's last judged slot, or null before its first. */
+export async function findLastSlot(db: Queryable, jobId: number): Promise<LastSlot | null> {
+  const { rows } = await db.query<{ last_slot_at: Date | null; last_outcome: SlotOutcome | null }>(
+    'SELECT last_slot_at, last_outcome FROM slot_cursors WHERE job_id = $1',
+    [jobId],
+  );
+  const row = rows[0];
+  return row?.last_slot_at && row.last_outcome
+    ? { scheduledAt: row.last_slot_at, outcome: row.last_outcome }
+    : null;
+}
+
+/** Durable counts of judged slots by outcome (`service_slots_total`). */
+export async function readSlotCounters(db: Queryable): Promise<Record<SlotOutcome, number>> {
+  const { rows } = await db.query<{ outcome: SlotOutcome; total: string }>(
+    'SELECT outcome, total FROM slot_counters',
+  );
+  const counters = Object.fromEntries(SLOT_OUTCOMES.map((outcome) => [outcome, 0])) as Record<
+    SlotOutcome,
+    number
+  >;
+  for (const row of rows) counters[row.outcome] = Number(row.total);
+  return counters;
+}
+
+/** When each job's latest successful execution finished, by job name; jobs that never succeeded are absent. */
+export async function readLastSuccesses(db: Queryable): Promise<Map<string, Date>> {
+  const { rows } = await db.query<{ name: string; finished_at: Date }>(
+    `SELECT j.name, s.finished_at FROM jobs j
+     CROSS JOIN LATERAL (
+       SELECT finished_at FROM executions e WHERE e.job_id = j.id AND e.status = 'success'
+       ORDER BY e.started_at DESC LIMIT 1
+     ) s`,
+  );
+  return new Map(rows.map((row) => [row.name, row.finished_at]));
+}
+
+/**
+ * Prunes the ledger with the executions' retention: slots, claims and holds that ended before
+ * `cutoff`, and finished backfills. Slots go job by job, on their primary key.
+ */
+export async function pruneSlots(db: Queryable, cutoff: Date): Promise<number> {
+  const { rows: jobs } = await db.query<{ id: number }>('SELECT id FROM jobs ORDER BY id');
+  let removed = 0;
+  for (let i = 0; i < jobs.length; i += 500) {
+    const ids = jobs.slice(i, i + 500).map((job) => job.id);
+    const { rowCount } = await db.query(
+      'DELETE FROM slots WHERE job_id = ANY($1::int[]) AND scheduled_at < $2',
+      [ids, cutoff],
+    );
+    removed += rowCount ?? 0;
+  }
+  await db.query('DELETE FROM slot_claims WHERE scheduled_at < $1', [cutoff]);
+  await db.query('DELETE FROM slot_holds WHERE until_at < $1', [cutoff]);
+  await db.query('DELETE FROM slot_backfills WHERE finished_at < $1', [cutoff]);
+  return removed;
+}
+
+/** A backfill asked for (migration 017). */
+export interface Backfill {
+  id: number;
+  jobId: number;
+  slots: Date[];
+  concurrency: number;
+  /** How many of `slots`, in order, have had their run started. */
+  started: number;
+  requestedAt: Date;
+}
+
+/** Records a backfill; null when the job has one unfinished already. */
+export async function insertBackfill(
+  db: Queryable,
+  backfill: Omit<Backfill, 'id' | 'started'>,
+): Promise<Backfill | null> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO slot_backfills (job_id, slots, concurrency, requested_at) VALUES ($1, $2::timestamptz[], $3, $4)
+     ON CONFLICT (job_id) WHERE finished_at IS NULL DO NOTHING RETURNING id`,
+    [backfill.jobId, backfill.slots, backfill.concurrency, backfill.requestedAt],
+  );
+  return rows[0] ? { ...backfill, id: Number(rows[0].id), started: 0 } : null;
+}
+
+export async function listUnfinishedBackfills(db: Queryable): Promise<Backfill[]> {
+  const { rows } = await db.query<{
+    id: string;
+    job_id: number;
+    slots: Date[];
+    concurrency: number;
+    started: number;
+    requested_at: Date;
+  }>(
+    `SELECT id, job_id, slots, concurrency, started, requested_at FROM slot_backfills
+     WHERE finished_at IS NULL ORDER BY id`,
+  );
+  return rows.map((row) => ({
+    id: Number(row.id),
+    jobId: row.job_id,
+    slots: row.slots,
+    concurrency: row.concurrency,
+    started: row.started,
+    requestedAt: row.requested_at,
+  }));
+}
+
+/** Notes how many of a backfill's slots have had their run started (it never goes back). */
+export async function markBackfillStarted(db: Queryable, id: number, started: number): Promise<void> {
+  await db.query('UPDATE slot_backfills SET started = greatest(started, $2) WHERE id = $1', [id, started]);
+}
+
+export async function finishBackfill(db: Queryable, id: number, at: Date): Promise<void> {
+  await db.query('UPDATE slot_backfills SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL', [
+    id,
+    at,
+  ]);
+}
+
+/** The slots of `slots` that a backfill run of the job was recorded for: a resumed backfill leaves them. */
+export async function backfilledSlots(db: Queryable, jobId: number, slots: Date[]): Promise<Set<number>> {
+  const { rows } = await db.query<{ scheduled_at: Date }>(
+    `SELECT DISTINCT scheduled_at FROM executions
+     WHERE job_id = $1 AND scheduled_at = ANY($2::timestamptz[]) AND trigger = 'backfill'`,
+    [jobId, slots],
+  );
+  return new Set(rows.map((row) => row.scheduled_at.getTime()));
+}

@@ -1,0 +1,79 @@
+import { planCursor } from '../../src/scheduling/slotPlan';
+import type { SlotCursor } from '../../src/store/slots';
+
+const at = (time: string) => new Date(time);
+const hm = (dates: Date[]) => dates.map((date) => date.toISOString().slice(11, 16));
+
+function cursor(overrides: Partial<SlotCursor> = {}): SlotCursor {
+  return {
+    jobId: 1,
+    jobName: 'j',
+    judgedUntil: at('2026-06-01T10:00:00Z'),
+    dueAt: null,
+    schedule: '*/10 * * * *',
+    timezone: null,
+    earlierSchedules: [],
+    lateAfterSeconds: 60,
+    catchUp: null,
+    ...overrides,
+  };
+}
+
+describe('planning a cursor’s move', () => {
+  it('takes the slots whose grace has passed and says when the next one is due', () => {
+    const plan = planCursor(cursor(), at('2026-06-01T10:31:00Z'), 'UTC', null, 1000)!;
+    expect(hm(plan.slots)).toEqual(['10:10', '10:20', '10:30']);
+    expect(plan.judgedUntil.toISOString()).toBe('2026-06-01T10:30:00.000Z');
+    expect(plan.dueAt?.toISOString()).toBe('2026-06-01T10:41:00.000Z');
+  });
+
+  it('judges a long downtime over several passes, at most maxSlots a pass', () => {
+    const first = planCursor(cursor({ schedule: '* * * * *' }), at('2026-06-01T12:00:00Z'), 'UTC', null, 50)!;
+    expect(first.slots).toHaveLength(50);
+    expect(first.judgedUntil.toISOString()).toBe('2026-06-01T10:50:00.000Z');
+    // Due at once: the rest waits for the next batch.
+    expect(first.dueAt?.toISOString()).toBe('2026-06-01T10:52:00.000Z');
+    const second = planCursor(
+      cursor({ schedule: '* * * * *', judgedUntil: first.judgedUntil }),
+      at('2026-06-01T12:00:00Z'),
+      'UTC',
+      null,
+      1000,
+    )!;
+    expect(hm(second.slots.slice(0, 1))).toEqual(['10:51']);
+    expect(hm(second.slots.slice(-1))).toEqual(['11:59']);
+  });
+
+  it('stops before a slot a catch-up is about to run', () => {
+    const plan = planCursor(cursor(), at('2026-06-01T11:00:00Z'), 'UTC', at('2026-06-01T10:30:00Z'), 1000)!;
+    expect(hm(plan.slots)).toEqual(['10:10', '10:20']);
+    expect(plan.judgedUntil.toISOString()).toBe('2026-06-01T10:29:59.999Z');
+  });
+
+  it('reads each slot with the schedule in force at its time, and keeps the earlier ones still needed', () => {
+    const edited = cursor({
+      schedule: '*/15 * * * *',
+      earlierSchedules: [{ schedule: '*/10 * * * *', timezone: null, until: at('2026-06-01T10:25:00Z') }],
+    });
+    const before = planCursor(edited, at('2026-06-01T10:21:00Z'), 'UTC', null, 1000)!;
+    expect(hm(before.slots)).toEqual(['10:10', '10:20']);
+    expect(before.earlierSchedules).toEqual(edited.earlierSchedules);
+    // The next slot is the old schedule's none before 10:25: the new one's 10:30.
+    expect(before.dueAt?.toISOString()).toBe('2026-06-01T10:31:00.000Z');
+    const after = planCursor(
+      { ...edited, judgedUntil: before.judgedUntil },
+      at('2026-06-01T11:00:00Z'),
+      'UTC',
+      null,
+      1000,
+    )!;
+    expect(hm(after.slots)).toEqual(['10:30', '10:45']);
+    expect(after.earlierSchedules).toEqual([]);
+  });
+
+  it('leaves alone a cursor whose schedule cannot be read', () => {
+    expect(
+      planCursor(cursor({ schedule: 'every day' }), at('2026-06-01T11:00:00Z'), 'UTC', null, 1000),
+    ).toBeNull();
+  });
+});
