@@ -166,7 +166,7 @@ export function createSlotHistory() {
   }
 
   return {
-    element: h('div', { class: 'table-wrap' }, zoneNote, table, empty, pager),
+    element: h('div', {}, zoneNote, h('div', { class: 'table-wrap' }, table, empty), pager),
     /** A different job starts again at its newest slots. */
     show(id) {
       if (id === jobId) return;

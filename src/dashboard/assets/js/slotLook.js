@@ -8,7 +8,7 @@ const OUTCOME_LOOK = {
   ran: { glyph: '✓', text: 'ran' },
   late: { glyph: '!', text: 'late' },
   skipped: { glyph: '↷', text: 'skipped' },
-  suspended: { glyph: '⏻', text: 'suspended' },
+  suspended: { glyph: '–', text: 'suspended' },
   paused: { glyph: '∥', text: 'paused' },
   missed: { glyph: '✕', text: 'missed' },
   duplicate: { glyph: '×2', text: 'duplicate' },
