@@ -202,6 +202,29 @@ describe('slot ledger in the dashboard', () => {
       expect(new Set([...byOutcome.values()].map((look) => look.glyph)).size).toBe(7);
       expect(new Set([...byOutcome.values()].map((look) => look.colour)).size).toBe(7);
       await screenshot(page, 'dashboard-slot-strip.png', false);
+
+      // A slot judged while the page is open joins the strip on the right at the next refresh.
+      await service.local.judgeSlots(clock.set('2026-06-01T10:10:00Z'));
+      slots = (await slotsOf(job.id)).reverse();
+      expect(slots.at(-1)).toMatchObject({ scheduledAt: '2026-06-01T10:09:00.000Z', outcome: 'missed' });
+      const refresh = page.getByRole('button', { name: 'Refresh' });
+      await refresh.click();
+      await eventually(async () => (await cells.count()) === slots.length);
+      expect((await attributes(cells, 'data-scheduled-at')).at(-1)).toBe('2026-06-01T10:09:00.000Z');
+      // Nothing new, the strip is not asked for again: three more refreshes, no slot request.
+      const { requests } = open;
+      const stripRequests = () =>
+        requests.filter((r) => r.startsWith(`GET /api/jobs/${job.id}/slots`)).length;
+      const listPolls = () => requests.filter((r) => r === 'GET /api/jobs').length;
+      const asked = stripRequests();
+      const polls = listPolls();
+      // The poller never runs two refreshes at once: when the third asks for the job list, the
+      // first two have rendered, and asked for whatever strip they wanted.
+      for (const more of [1, 2, 3]) {
+        await refresh.click();
+        await eventually(async () => listPolls() >= polls + more);
+      }
+      expect(stripRequests()).toBe(asked);
     });
 
     it('lists its slots on the job page, newest first, with start, delay, reason and links to the runs', async () => {
@@ -243,10 +266,10 @@ describe('slot ledger in the dashboard', () => {
   it('pages through a long slot history by time, newer and older', async () => {
     clock.set('2026-06-01T11:00:30Z');
     const job = await createJob({ name: 'long-history', schedule: '* * * * *' });
-    // 30 slots nothing ran for: 11:01 … 11:30.
-    await service.local.judgeSlots(clock.set('2026-06-01T11:31:00Z'));
+    // 50 slots nothing ran for, 11:01 … 11:50: two whole pages, and no third.
+    await service.local.judgeSlots(clock.set('2026-06-01T11:51:00Z'));
     const all = await slotsOf(job.id);
-    expect(all).toHaveLength(30);
+    expect(all).toHaveLength(50);
 
     open = await openDashboard(browser, service.url, { ...BROWSER_ZONE, hash: `#/jobs/${job.id}` });
     const { page, requests } = open;
@@ -259,18 +282,18 @@ describe('slot ledger in the dashboard', () => {
     expect(await newer.isDisabled()).toBe(true);
 
     await older.click();
-    await eventually(async () => (await rows.count()) === 5);
+    await page.getByText('Page 2').waitFor();
     expect(await times()).toEqual(all.slice(25).map((slot) => slot.scheduledAt));
     expect(await older.isDisabled()).toBe(true);
-    await page.getByText('Page 2').waitFor();
     // The older page is asked for by `to`: just before the oldest slot of the page before.
     expect(requests).toContain(
-      `GET /api/jobs/${job.id}/slots?to=${encodeURIComponent('2026-06-01T11:05:59.999Z')}&limit=26`,
+      `GET /api/jobs/${job.id}/slots?to=${encodeURIComponent('2026-06-01T11:25:59.999Z')}&limit=26`,
     );
 
     await newer.click();
-    await eventually(async () => (await rows.count()) === 25);
+    await page.getByText('Page 1').waitFor();
     expect(await times()).toEqual(all.slice(0, 25).map((slot) => slot.scheduledAt));
+    expect(await newer.isDisabled()).toBe(true);
   });
 
   it('fills the strips without holding up the table: rows on screen first, three requests at a time', async () => {
