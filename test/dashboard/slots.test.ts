@@ -300,9 +300,15 @@ describe('slot ledger in the dashboard', () => {
     clock.set('2026-06-01T12:00:30Z');
     const ids: number[] = [];
     for (let n = 0; n < 40; n++) {
-      ids.push((await createJob({ name: `many-${String(n).padStart(2, '0')}`, schedule: '* * * * *' })).id);
+      // The last with a long command: cut short, it must not push the strips out of view.
+      const command =
+        n === 39 ? `echo "${'a long command line '.repeat(6)}" | tee /var/log/many.log` : 'true';
+      ids.push(
+        (await createJob({ name: `many-${String(n).padStart(2, '0')}`, schedule: '* * * * *', command })).id,
+      );
     }
-    await service.local.judgeSlots(clock.set('2026-06-01T12:02:00Z'));
+    // 17 slots each (12:01 … 12:17), more than a strip shows.
+    await service.local.judgeSlots(clock.set('2026-06-01T12:18:00Z'));
 
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, ...BROWSER_ZONE });
     const page = await context.newPage();
@@ -350,8 +356,22 @@ describe('slot ledger in the dashboard', () => {
     await eventually(async () => held.length > 0 || asked.has(`/api/jobs/${ids[39]}/slots`));
     await release();
     expect(asked.has(`/api/jobs/${ids[39]}/slots`)).toBe(true);
-    await last.getByRole('img', { name: /: missed — nothing started it/ }).waitFor();
+    await last
+      .getByRole('img', { name: /: missed — nothing started it/ })
+      .first()
+      .waitFor();
     expect(mostHeld).toBe(3);
+    // The newest 16, and a full strip still leaves the table room: nothing scrolls sideways.
+    expect(await attributes(last.locator('.slot-cell'), 'data-scheduled-at')).toEqual(
+      Array.from({ length: 16 }, (_, i) => `2026-06-01T12:${String(i + 2).padStart(2, '0')}:00.000Z`),
+    );
+    const sideways = await page.locator('.jobs-table').evaluate((table) => {
+      const wrap = (table as unknown as { parentElement: { scrollWidth: number; clientWidth: number } })
+        .parentElement;
+      return wrap.scrollWidth - wrap.clientWidth;
+    });
+    expect(sideways).toBeLessThanOrEqual(0);
+    await screenshot(page, 'dashboard-slot-strips.png', false);
     await page.unrouteAll({ behavior: 'ignoreErrors' });
   });
 

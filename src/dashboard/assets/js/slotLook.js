@@ -11,7 +11,7 @@ const OUTCOME_LOOK = {
   suspended: { glyph: '–', text: 'suspended' },
   paused: { glyph: '∥', text: 'paused' },
   missed: { glyph: '✕', text: 'missed' },
-  duplicate: { glyph: '×2', text: 'duplicate' },
+  duplicate: { glyph: '2', text: 'duplicate' },
 };
 
 /** `{ glyph, text, className }` of an outcome; an outcome this page does not know shows as text. */

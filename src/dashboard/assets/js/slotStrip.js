@@ -28,7 +28,7 @@ export function createSlotStrip() {
     /** Shows the slots as the API lists them (newest first). */
     update(slots) {
       if (slots.length === 0) {
-        showNote('no slots judged yet');
+        showNote('none judged yet');
         return;
       }
       // Polling hands the same slots again and again: rebuild only on a change.
@@ -57,7 +57,7 @@ export function createSlotStrip() {
     },
     /** No slot judged for the job yet: nothing to ask the service for. */
     showEmpty() {
-      showNote('no slots judged yet');
+      showNote('none judged yet');
     },
     showError(message) {
       showNote('slots unavailable', message);

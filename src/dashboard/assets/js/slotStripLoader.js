@@ -5,7 +5,7 @@
 
 import { api } from './api.js';
 
-const STRIP_SLOTS = 20;
+const STRIP_SLOTS = 16;
 const MAX_REQUESTS_IN_FLIGHT = 3;
 const MAX_AGE_MS = 60_000;
 
