@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Browser, Locator, Page, Route } from 'playwright-core';
 import { reportTokenFor } from '../../src/domain/reportToken';
 import type { RunnableJob } from '../../src/runner/attemptLoop';
@@ -16,6 +17,7 @@ import {
 
 jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
+const DOCS_DIR = path.join(__dirname, '..', '..', 'docs');
 const SECRET = 'the-report-secret-of-the-dashboard-slot-tests';
 /** The browser's own zone: two hours ahead of UTC in June, so a time read as UTC shows. */
 const BROWSER_ZONE = { timezoneId: 'Europe/Berlin', locale: 'en-US' };
@@ -202,6 +204,10 @@ describe('slot ledger in the dashboard', () => {
       expect(new Set([...byOutcome.values()].map((look) => look.glyph)).size).toBe(7);
       expect(new Set([...byOutcome.values()].map((look) => look.colour)).size).toBe(7);
       await screenshot(page, 'dashboard-slot-strip.png', false);
+      if (process.env.UPDATE_DOCS_SCREENSHOT) {
+        // docs/slots.md shows the row: a strip with a cell of every outcome.
+        await page.locator('.jobs-table').screenshot({ path: path.join(DOCS_DIR, 'slots-dashboard.png') });
+      }
 
       // A slot judged while the page is open joins the strip on the right at the next refresh.
       await service.local.judgeSlots(clock.set('2026-06-01T10:10:00Z'));
@@ -249,6 +255,7 @@ describe('slot ledger in the dashboard', () => {
         );
       }
       // The late slot: started 90 s after its time.
+      await screenshot(page, 'dashboard-slot-history.png');
       const late = rows.nth(newestFirst.findIndex((slot) => slot.outcome === 'late'));
       expect(await late.locator('td').nth(3).textContent()).toBe('1 min 30 s');
       // The ran slot links to its run.
