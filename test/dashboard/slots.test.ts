@@ -377,8 +377,8 @@ describe('slot ledger in the dashboard', () => {
         .parentElement;
       return wrap.scrollWidth - wrap.clientWidth;
     });
-    expect(sideways).toBeLessThanOrEqual(0);
     await screenshot(page, 'dashboard-slot-strips.png', false);
+    expect(sideways).toBeLessThanOrEqual(0);
     await page.unrouteAll({ behavior: 'ignoreErrors' });
   });
 
@@ -451,6 +451,13 @@ describe('slot ledger in the dashboard', () => {
       open = await openDashboard(browser, service.url, { ...BROWSER_ZONE, hash: `#/jobs/${job.id}` });
       const { page } = open;
       const dialog = await openDialog(page, 'switched-off');
+      // Without a range nothing is sent: each empty field says what it needs.
+      const { requests } = open;
+      await dialog.getByRole('button', { name: 'Start backfill' }).click();
+      await dialog.getByText('Give the first time of the range.').waitFor();
+      await dialog.getByText('Give the last time of the range.').waitFor();
+      expect(await dialog.getByLabel('From').getAttribute('aria-invalid')).toBe('true');
+      expect(requests.filter((r) => r.startsWith('POST '))).toEqual([]);
       await dialog.getByLabel('From').fill('2026-06-02T03:00');
       await dialog.getByLabel('To').fill('2026-06-02T04:00');
       await dialog.getByRole('button', { name: 'Start backfill' }).click();

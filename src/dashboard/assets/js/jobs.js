@@ -40,7 +40,7 @@ export function createJobsView(section, ctx) {
       h(
         'tr',
         {},
-        ['Job', 'Schedule', 'Next run', 'Last run', 'Recent slots', 'Enabled', 'Actions'].map((label) =>
+        ['Job', 'Schedule', 'Next run', 'Last run', 'Enabled', 'Actions'].map((label) =>
           h('th', { scope: 'col' }, label),
         ),
       ),
@@ -177,8 +177,9 @@ export function createJobsView(section, ctx) {
       ),
       h('td', { dataset: { label: 'Schedule' } }, h('div', { class: 'cron-line' }, p.expr, p.zone), p.human),
       h('td', { dataset: { label: 'Next run' } }, p.next, p.nextAbs),
-      h('td', { dataset: { label: 'Last run' } }, p.badge, ' ', p.last),
-      h('td', { class: 'cell-slots', dataset: { label: 'Recent slots' } }, p.strip.element),
+      // The recent slots sit under the last run: a column of their own would push the actions
+      // out of a 1360-pixel-wide window.
+      h('td', { class: 'cell-last', dataset: { label: 'Last run' } }, p.badge, ' ', p.last, p.strip.element),
       h(
         'td',
         { dataset: { label: 'Enabled' } },
