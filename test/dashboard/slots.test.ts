@@ -266,7 +266,7 @@ describe('slot ledger in the dashboard', () => {
         .getByRole('link', { name: new RegExp(`^Run ${ran.executionIds[0]} of the slot`) })
         .click();
       await page.waitForURL(new RegExp(`#/executions/${ran.executionIds[0]}$`));
-      await page.getByRole('heading', { name: `Execution ${ran.executionIds[0]}` }).waitFor();
+      await page.getByRole('heading', { name: `every-minute · execution #${ran.executionIds[0]}` }).waitFor();
     });
   });
 
@@ -380,6 +380,26 @@ describe('slot ledger in the dashboard', () => {
     await screenshot(page, 'dashboard-slot-strips.png', false);
     expect(sideways).toBeLessThanOrEqual(0);
     await page.unrouteAll({ behavior: 'ignoreErrors' });
+  });
+
+  it('shows no strip until a job has a judged slot, then asks for it', async () => {
+    clock.set('2026-06-01T13:00:30Z');
+    const job = await createJob({ name: 'brand-new', schedule: '* * * * *' });
+    open = await openDashboard(browser, service.url, BROWSER_ZONE);
+    const { page, requests } = open;
+    const row = jobRow(page, 'brand-new');
+    // The last of many rows: on screen, where a strip would be asked for.
+    await row.scrollIntoViewIfNeeded();
+    const strip = row.getByRole('group', { name: 'Recent slots of brand-new, oldest first' });
+    expect(await strip.count()).toBe(0);
+    expect(requests.filter((r) => r.startsWith(`GET /api/jobs/${job.id}/slots`))).toEqual([]);
+
+    await service.local.judgeSlots(clock.set('2026-06-01T13:02:00Z'));
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await strip.getByRole('img', { name: /: missed — nothing started it/ }).waitFor();
+    expect(await attributes(strip.locator('.slot-cell'), 'data-scheduled-at')).toEqual([
+      '2026-06-01T13:01:00.000Z',
+    ]);
   });
 
   describe('the backfill dialog', () => {

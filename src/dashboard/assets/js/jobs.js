@@ -259,7 +259,7 @@ export function createJobsView(section, ctx) {
     setAttr(p.last, 'datetime', shownAt ?? null);
     setAttr(p.last, 'title', shownAt ? `${running ? 'Running since ' : ''}${formatDateTime(shownAt)}` : null);
 
-    strips.track(job, p.strip);
+    strips.track(job, p.strip, row);
 
     if (!p.toggle.disabled) p.toggle.checked = job.enabled;
     setAttr(p.toggle, 'aria-label', `Enabled: ${job.name}`);

@@ -17,6 +17,14 @@ export function createSlotStrip() {
     setText(note, text);
     setAttr(note, 'title', title);
     note.hidden = false;
+    element.hidden = false;
+  }
+
+  // A job with no judged slot shows no strip at all: a line saying so on every new job is noise.
+  function showNothing() {
+    shownKey = null;
+    replaceChildren(cells);
+    element.hidden = true;
   }
 
   return {
@@ -28,7 +36,7 @@ export function createSlotStrip() {
     /** Shows the slots as the API lists them (newest first). */
     update(slots) {
       if (slots.length === 0) {
-        showNote('none judged yet');
+        showNothing();
         return;
       }
       // Polling hands the same slots again and again: rebuild only on a change.
@@ -36,6 +44,7 @@ export function createSlotStrip() {
       if (key === shownKey) return;
       shownKey = key;
       note.hidden = true;
+      element.hidden = false;
       replaceChildren(
         cells,
         [...slots].reverse().map((slot) => {
@@ -57,7 +66,7 @@ export function createSlotStrip() {
     },
     /** No slot judged for the job yet: nothing to ask the service for. */
     showEmpty() {
-      showNote('none judged yet');
+      showNothing();
     },
     showError(message) {
       showNote('slots unavailable', message);

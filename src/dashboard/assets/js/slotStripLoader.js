@@ -15,7 +15,7 @@ function lastSlotKey(job) {
 }
 
 export function createSlotStripLoader() {
-  /** jobId → { jobId, strip, key, loadedKey, loadedAt, visible, queued, loading } */
+  /** jobId → { jobId, strip, row, key, loadedKey, loadedAt, visible, queued, loading } */
   const entries = new Map();
   const byElement = new WeakMap();
   const queue = [];
@@ -77,16 +77,19 @@ export function createSlotStripLoader() {
   }
 
   return {
-    /** Called for each row as it is rendered: shows or (lazily) refreshes the strip of the job. */
-    track(job, strip) {
+    /**
+     * Called for each row as it is rendered: shows or (lazily) refreshes the strip of the job.
+     * `row` is what is watched for being on screen (the strip itself is hidden while empty).
+     */
+    track(job, strip, row) {
       let entry = entries.get(job.id);
       if (!entry || entry.strip !== strip) {
-        if (entry) observer?.unobserve(entry.strip.element);
-        entry = { jobId: job.id, strip, key: null, loadedKey: null, loadedAt: 0, visible: !observer };
+        if (entry) observer?.unobserve(entry.row);
+        entry = { jobId: job.id, strip, row, key: null, loadedKey: null, loadedAt: 0, visible: !observer };
         entry.queued = entry.loading = false;
         entries.set(job.id, entry);
-        byElement.set(strip.element, entry);
-        observer?.observe(strip.element);
+        byElement.set(row, entry);
+        observer?.observe(row);
       }
       entry.key = lastSlotKey(job);
       strip.setJobName(job.name);
@@ -97,7 +100,7 @@ export function createSlotStripLoader() {
     retain(jobIds) {
       for (const [jobId, entry] of entries) {
         if (jobIds.has(jobId)) continue;
-        observer?.unobserve(entry.strip.element);
+        observer?.unobserve(entry.row);
         entries.delete(jobId);
       }
     },
