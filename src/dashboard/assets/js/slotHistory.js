@@ -173,7 +173,9 @@ export function createSlotHistory() {
       jobId = id;
       cursors = [null];
       shownSlots = [];
-      render([]);
+      // Nothing of the previous job, and no "no slot yet" before this one's answer.
+      reconcile(tbody, rows, [], (slot) => slot.scheduledAt, createRow, updateRow);
+      table.hidden = empty.hidden = pager.hidden = true;
     },
     refresh: load,
   };

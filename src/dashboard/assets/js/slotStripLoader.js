@@ -85,8 +85,17 @@ export function createSlotStripLoader() {
       let entry = entries.get(job.id);
       if (!entry || entry.strip !== strip) {
         if (entry) observer?.unobserve(entry.row);
-        entry = { jobId: job.id, strip, row, key: null, loadedKey: null, loadedAt: 0, visible: !observer };
-        entry.queued = entry.loading = false;
+        entry = {
+          jobId: job.id,
+          strip,
+          row,
+          key: null,
+          loadedKey: null,
+          loadedAt: 0,
+          visible: !observer,
+          queued: false,
+          loading: false,
+        };
         entries.set(job.id, entry);
         byElement.set(row, entry);
         observer?.observe(row);
