@@ -118,6 +118,13 @@ export const api = {
   },
   getExecution: (id) => request('GET', `/api/executions/${enc(id)}`),
 
+  /** The job's judged slots in [from, to], newest first (ISO 8601 instants; limit 1–1000). */
+  listSlots: (id, { from, to, limit } = {}) =>
+    request('GET', `/api/jobs/${enc(id)}/slots${query({ from, to, limit })}`),
+  /** Runs every slot in [from, to] once; resolves to `{ slots }`, the number it runs. */
+  backfill: (id, { from, to, concurrency }) =>
+    request('POST', `/api/jobs/${enc(id)}/backfill`, { from, to, concurrency }),
+
   schedulerStatus: () => request('GET', '/api/scheduler/status'),
   pause: (until) => request('POST', '/api/scheduler/pause', until ? { until } : {}),
   resume: () => request('POST', '/api/scheduler/resume'),

@@ -4,10 +4,12 @@
 import { api } from './api.js';
 import { createAlertHistory } from './alertHistory.js';
 import { openAlertsDialog } from './alerts.js';
+import { openBackfillDialog } from './backfillDialog.js';
 import { h, replaceChildren, setText } from './dom.js';
 import { durationChart } from './durationChart.js';
 import { executionsHash } from './executions.js';
 import { formatDateTime, formatDuration, formatRelative } from './format.js';
+import { createSlotHistory } from './slotHistory.js';
 import { busy, statusBadge, toast, updateStatusBadge } from './ui.js';
 
 const CHART_RUNS = 50;
@@ -70,10 +72,17 @@ export function createJobPageView(section, ctx) {
     text: 'Edit alerts',
     onclick: () => job && openAlertsDialog(job),
   });
+  const backfillButton = h('button', {
+    class: 'btn btn-small btn-ghost',
+    type: 'button',
+    text: 'Backfill…',
+    onclick: () => job && openBackfillDialog(job, { onStarted: () => ctx.refreshSoon() }),
+  });
   const historyLink = h('a', { class: 'btn btn-small btn-ghost', text: 'All runs' });
   const policyText = h('p', { class: 'policy-summary' });
   const chartBox = h('div', { class: 'chart-box' });
   const history = createAlertHistory();
+  const slots = createSlotHistory();
 
   replaceChildren(
     section,
@@ -81,9 +90,11 @@ export function createJobPageView(section, ctx) {
     h('div', { class: 'view-head detail-head' }, title, badge),
     state,
     suspended,
-    h('div', { class: 'actions' }, runButton, alertsButton, historyLink),
+    h('div', { class: 'actions' }, runButton, backfillButton, alertsButton, historyLink),
     h('h2', { class: 'section-title' }, 'Durations of the last runs'),
     chartBox,
+    h('h2', { class: 'section-title' }, 'Slots'),
+    slots.element,
     h('h2', { class: 'section-title' }, 'Alerts'),
     policyText,
     history.element,
@@ -146,6 +157,7 @@ export function createJobPageView(section, ctx) {
         job = null;
         setText(title, `Job ${jobId}`);
       }
+      slots.show(jobId);
     },
     async refresh() {
       const id = jobId;
@@ -162,6 +174,7 @@ export function createJobPageView(section, ctx) {
         api.getAlerts(id),
         api.listExecutions({ jobId: id, limit: CHART_RUNS }),
         api.alertHistory(id),
+        slots.refresh(),
       ]);
       if (id === jobId) render(current, config, executions, alerts);
     },

@@ -5,11 +5,14 @@ import { h, reconcile, replaceChildren, setAttr, setText } from './dom.js';
 import { formatDateTime, formatRelative, formatShort } from './format.js';
 import { openAlertsDialog } from './alerts.js';
 import { openJobForm } from './jobForm.js';
+import { createSlotStrip } from './slotStrip.js';
+import { createSlotStripLoader } from './slotStripLoader.js';
 import { busy, confirmDialog, statusBadge, toast, updateStatusBadge } from './ui.js';
 
 export function createJobsView(section, ctx) {
   const rows = new Map();
   const descriptions = new Map();
+  const strips = createSlotStripLoader();
   let jobs = [];
   let loaded = false;
 
@@ -79,6 +82,7 @@ export function createJobsView(section, ctx) {
     const needle = filter.value.trim().toLowerCase();
     const visible = jobs.filter((job) => matches(job, needle));
     reconcile(tbody, rows, visible, (job) => job.id, createRow, updateRow);
+    strips.retain(new Set(visible.map((job) => job.id)));
     table.hidden = visible.length === 0;
     empty.hidden = visible.length > 0 || !loaded;
     if (!empty.hidden) {
@@ -128,6 +132,7 @@ export function createJobsView(section, ctx) {
     p.nextAbs = h('div', { class: 'muted small' });
     p.badge = statusBadge(null);
     p.last = h('time', { class: 'muted small' });
+    p.strip = createSlotStrip();
     p.toggle = h('input', { type: 'checkbox', role: 'switch', class: 'switch-input' });
     p.toggle.addEventListener('change', () => toggle(row.job, p.toggle));
     p.run = h('button', {
@@ -172,7 +177,9 @@ export function createJobsView(section, ctx) {
       ),
       h('td', { dataset: { label: 'Schedule' } }, h('div', { class: 'cron-line' }, p.expr, p.zone), p.human),
       h('td', { dataset: { label: 'Next run' } }, p.next, p.nextAbs),
-      h('td', { dataset: { label: 'Last run' } }, p.badge, ' ', p.last),
+      // The recent slots sit under the last run: a column of their own would push the actions
+      // out of a 1360-pixel-wide window.
+      h('td', { class: 'cell-last', dataset: { label: 'Last run' } }, p.badge, ' ', p.last, p.strip.element),
       h(
         'td',
         { dataset: { label: 'Enabled' } },
@@ -251,6 +258,8 @@ export function createJobsView(section, ctx) {
     setText(p.last, shownAt ? `${running ? 'since ' : ''}${formatRelative(shownAt)}${attemptNote}` : '');
     setAttr(p.last, 'datetime', shownAt ?? null);
     setAttr(p.last, 'title', shownAt ? `${running ? 'Running since ' : ''}${formatDateTime(shownAt)}` : null);
+
+    strips.track(job, p.strip, row);
 
     if (!p.toggle.disabled) p.toggle.checked = job.enabled;
     setAttr(p.toggle, 'aria-label', `Enabled: ${job.name}`);
