@@ -1,7 +1,7 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Owner only: whatever the umask, others may neither enter, read nor write (README: hostile local user). */
+/** Owner only: whatever the umask, others may neither enter, read nor write (docs/configuration.md: what a hostile local user can and cannot do). */
 const DIR_MODE = 0o700;
 /** Group and other bits. */
 const OPEN_TO_OTHERS = 0o077;

@@ -175,7 +175,7 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
   });
 
   test('no migration hook: each new pod migrates under the lock before /health lets it serve', async () => {
-    // README: migrations run when the API (and the controller) start, under an advisory lock.
+    // docs/kubernetes.md: migrations run when the API (and the controller) start, under an advisory lock.
     const hooks = await helmOk(cluster, ['get', 'hooks', RELEASE, '-n', NS]);
     const hookKinds = [...hooks.matchAll(/helm\.sh\/hook: (\S+)/g)].map((m) => m[1]);
     expect(hookKinds).toEqual(['test']);

@@ -6,7 +6,7 @@ const MIB = 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * A report is bounded as the README says whoever sends it: times within a window (400 naming the
+ * A report is bounded as docs/kubernetes.md says whoever sends it: times within a window (400 naming the
  * field outside it, never a 500 that the pod would retry for ten minutes), any duration within it
  * stored, and at most the last 1 MiB of each stream kept.
  */
