@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiException, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { retryingApiClient } from '../../src/controller/runtime/retryAfter';
+import { retryingApiClient } from '../../src/kube/retryAfter';
 
 interface Answer {
   status: number;

@@ -1,5 +1,5 @@
-import { crNameForJobName } from '../../src/controller/resources/names';
-import type { ScheduledJob } from '../../src/controller/resources/scheduledJob';
+import { crNameForJobName } from '../../src/kube/resources/names';
+import type { ScheduledJob } from '../../src/kube/resources/scheduledJob';
 import { jobInputOfScheduledJob } from '../../src/controller/scheduledJobs/jobInput';
 import { desiredStatus, statusDiffers } from '../../src/controller/scheduledJobs/status';
 

@@ -1,4 +1,4 @@
-import type { ScheduledJob, ScheduledJobStatus } from '../resources/scheduledJob';
+import type { ScheduledJob, ScheduledJobStatus } from '../../kube/resources/scheduledJob';
 
 /** The Ready condition: whether the job is in the service and its CronJob matches the spec. */
 export interface Readiness {
