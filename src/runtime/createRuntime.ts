@@ -79,8 +79,7 @@ export function createRuntime(
       if (!deps.db.openSession)
         throw new Error('SERVICE_RUNTIME=kubernetes needs a PostgreSQL server (DATABASE_URL)');
       // Loaded here, not above: @kubernetes/client-node costs some 60 MB that local mode never needs.
-      const { ClusterClient } =
-        require('../controller/clusterClient') as typeof import('../controller/clusterClient');
+      const { ClusterClient } = require('../kube/clusterClient') as typeof import('../kube/clusterClient');
       const { KubernetesRuntime } =
         require('./kubernetes/kubernetesRuntime') as typeof import('./kubernetes/kubernetesRuntime');
       const runtime = new KubernetesRuntime({

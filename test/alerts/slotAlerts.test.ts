@@ -1,6 +1,6 @@
 import { parseJobsFile } from '../../src/config/jobsFile';
-import { alertConfigOfShortcuts } from '../../src/controller/resources/alertShortcuts';
-import { scheduledJobSpecSchema } from '../../src/controller/resources/scheduledJob';
+import { alertConfigOfShortcuts } from '../../src/kube/resources/alertShortcuts';
+import { scheduledJobSpecSchema } from '../../src/kube/resources/scheduledJob';
 import type { Database } from '../../src/store/database';
 import { ControlledAttempts } from '../support/attempts';
 import { ManualClock } from '../support/clock';

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { scheduledJobCrd, alertConfigCrd } from '../../src/controller/crds/definitions';
-import { labelValueFor } from '../../src/controller/desired/labels';
+import { labelValueFor } from '../../src/kube/labels';
 import { runDeadlineSeconds } from '../../src/controller/desired/runDeadline';
-import { alertConfigSpecSchema } from '../../src/controller/resources/alertConfig';
-import { alertConfigOfResource, alertConfigOfShortcuts } from '../../src/controller/resources/alertShortcuts';
+import { alertConfigSpecSchema } from '../../src/kube/resources/alertConfig';
+import { alertConfigOfResource, alertConfigOfShortcuts } from '../../src/kube/resources/alertShortcuts';
 import {
   crNameForJobName,
   jobNameAnnotationProblem,
   jobNameOfScheduledJob,
-} from '../../src/controller/resources/names';
-import { scheduledJobSpecSchema } from '../../src/controller/resources/scheduledJob';
+} from '../../src/kube/resources/names';
+import { scheduledJobSpecSchema } from '../../src/kube/resources/scheduledJob';
 import { JOB_NAME_PATTERN } from '../../src/domain/job';
 import { validateAgainstCrd } from '../support/openapi/kubernetesSchemas';
 

@@ -1,12 +1,12 @@
 /**
  * The one place where Crondeck's Kubernetes clients wait and send a request again when the API
- * server asks (src/controller/runtime/retryAfter.ts), over real HTTP against a server that answers
+ * server asks (src/kube/retryAfter.ts), over real HTTP against a server that answers
  * from a script: what is retried, after how long, how often, and what the caller finally sees.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiException, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { retryingApiClient } from '../../src/controller/runtime/retryAfter';
+import { retryingApiClient } from '../../src/kube/retryAfter';
 
 interface Answer {
   status: number;

@@ -1,6 +1,6 @@
 import { lastFailureOf } from '../../src/domain/failureReasons';
-import { crNameForJobName } from '../../src/controller/resources/names';
-import { type ScheduledJob, scheduledJobStatusSchema } from '../../src/controller/resources/scheduledJob';
+import { crNameForJobName } from '../../src/kube/resources/names';
+import { type ScheduledJob, scheduledJobStatusSchema } from '../../src/kube/resources/scheduledJob';
 import { jobInputOfScheduledJob } from '../../src/controller/scheduledJobs/jobInput';
 import { desiredStatus, statusDiffers } from '../../src/controller/scheduledJobs/status';
 

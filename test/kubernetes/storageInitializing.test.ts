@@ -4,7 +4,7 @@
  * (the emulator's fault injection answers the same). `crondeck serve` in Kubernetes mode and
  * `crondeck controller` wait as asked and start, instead of exiting or failing their watches.
  */
-import { ClusterClient } from '../../src/controller/clusterClient';
+import { ClusterClient } from '../../src/kube/clusterClient';
 import { systemClock } from '../../src/domain/clock';
 import { KubernetesRuntime } from '../../src/runtime/kubernetes/kubernetesRuntime';
 import type { RunningService } from '../../src/service';

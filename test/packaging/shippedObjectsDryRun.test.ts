@@ -13,17 +13,17 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { KubeConfig, type V1CronJob } from '@kubernetes/client-node';
-import { ClusterClient } from '../../src/controller/clusterClient';
+import { ClusterClient } from '../../src/kube/clusterClient';
 import { desiredCronJob } from '../../src/controller/desired/cronJob';
-import { cronJobNameFor } from '../../src/controller/desired/names';
+import { cronJobNameFor } from '../../src/kube/cronJobName';
 import {
   desiredTokenSecret,
   encodedToken,
   reportTokenLocation,
 } from '../../src/controller/desired/reportTokens';
 import { EventRecorder } from '../../src/controller/events';
-import { jobNameOfScheduledJob } from '../../src/controller/resources/names';
-import type { ScheduledJob, ScheduledJobSpecInput } from '../../src/controller/resources/scheduledJob';
+import { jobNameOfScheduledJob } from '../../src/kube/resources/names';
+import type { ScheduledJob, ScheduledJobSpecInput } from '../../src/kube/resources/scheduledJob';
 import { LeaderElector } from '../../src/controller/runtime/leaderElection';
 import { CLEANUP_FINALIZER } from '../../src/controller/scheduledJobs/scheduledJobReconciler';
 import { desiredStatus } from '../../src/controller/scheduledJobs/status';

@@ -1,8 +1,8 @@
 import type { V1CustomResourceColumnDefinition } from '@kubernetes/client-node';
 import type { z } from 'zod';
-import { alertConfigSpecSchema, alertConfigStatusSchema } from '../resources/alertConfig';
-import { CRONDECK_GROUP, CRONDECK_VERSION } from '../resources/group';
-import { scheduledJobSpecSchema, scheduledJobStatusSchema } from '../resources/scheduledJob';
+import { alertConfigSpecSchema, alertConfigStatusSchema } from '../../kube/resources/alertConfig';
+import { CRONDECK_GROUP, CRONDECK_VERSION } from '../../kube/resources/group';
+import { scheduledJobSpecSchema, scheduledJobStatusSchema } from '../../kube/resources/scheduledJob';
 import { type JsonSchemaNode, structuralSchemaOf } from './structuralSchema';
 
 /** A CustomResourceDefinition as written to YAML (the wire form, not client-node's model). */

@@ -1,7 +1,7 @@
 import type { V1CronJob } from '@kubernetes/client-node';
-import type { ScheduledJob } from '../resources/scheduledJob';
-import { managedLabels } from './labels';
-import { cronJobNameFor } from './names';
+import type { ScheduledJob } from '../../kube/resources/scheduledJob';
+import { managedLabels } from '../../kube/labels';
+import { cronJobNameFor } from '../../kube/cronJobName';
 import { scheduledJobOwnerReference } from './ownerReference';
 import { runnerPodSpec } from './podSpec';
 import { runDeadlineSeconds } from './runDeadline';

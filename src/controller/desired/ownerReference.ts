@@ -1,6 +1,6 @@
 import type { V1OwnerReference } from '@kubernetes/client-node';
-import { CRONDECK_API_VERSION } from '../resources/group';
-import type { ScheduledJob } from '../resources/scheduledJob';
+import { CRONDECK_API_VERSION } from '../../kube/resources/group';
+import type { ScheduledJob } from '../../kube/resources/scheduledJob';
 
 /** Makes the ScheduledJob the controlling owner, so deleting it deletes what was made for it. */
 export function scheduledJobOwnerReference(scheduledJob: Pick<ScheduledJob, 'metadata'>): V1OwnerReference {

@@ -6,7 +6,7 @@ import type {
   V1ResourceRequirements,
   V1SecurityContext,
 } from '@kubernetes/client-node';
-import type { ScheduledJobEnvVar, ScheduledJobSpec } from '../resources/scheduledJob';
+import type { ScheduledJobEnvVar, ScheduledJobSpec } from '../../kube/resources/scheduledJob';
 import { RUNNER_ENV } from '../../runner/runnerEnvironment';
 import { reportTokenLocation } from './reportTokens';
 import { SUPERVISE_DIR } from '../../runner/superviseFiles';

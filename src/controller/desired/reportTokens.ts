@@ -1,5 +1,5 @@
 import type { V1Secret } from '@kubernetes/client-node';
-import { LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from './labels';
+import { LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from '../../kube/labels';
 
 /**
  * The report tokens of a namespace's jobs live in shared Secrets, a key per job, rather than one

@@ -7,7 +7,8 @@ import type { RunInProgress } from '../../alerts/policy/overruns';
 import type { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
 import { findJob } from '../../store/jobs';
 import { wasRunPrevented } from '../../store/preventedRuns';
-import { JOB_ID_LABEL, type ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
+import { LABEL_JOB_ID } from '../../kube/labels';
+import type { ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
 import { finishedJob, jobNameForFireTime, runStartedAt, skippedFireTimes } from './jobOutcome';
 import { slotOfKubeJob } from './jobSlot';
 import { diagnosePods } from './podDiagnosis';
@@ -70,7 +71,7 @@ export class RunReconciler {
     const metadata = kubeJob?.metadata;
     const uid = metadata?.uid;
     if (!kubeJob || !metadata || !uid || this.settled.has(uid)) return {};
-    const jobId = Number(metadata.labels?.[JOB_ID_LABEL]);
+    const jobId = Number(metadata.labels?.[LABEL_JOB_ID]);
     if (!Number.isInteger(jobId) || jobId < 1) return {};
     // Whose run this is, as only the controller knows it (it wrote the label): from now on a report
     // sent with another job's token that names the run is refused.

@@ -2,14 +2,15 @@ import type { ObjectCache } from '@kubernetes/client-node';
 import type { JobAlertsSync } from '../../alerts/alertConfigService';
 import type { AlertConfig } from '../../domain/alertConfig';
 import type { Job } from '../../domain/job';
-import { type ClusterClient, statusOf } from '../clusterClient';
-import type { AlertConfigResource } from '../resources/alertConfig';
+import { statusOf } from '../../kube/apiErrors';
+import type { ClusterClient } from '../../kube/clusterClient';
+import type { AlertConfigResource } from '../../kube/resources/alertConfig';
 import {
   alertConfigOfResource,
   alertConfigOfShortcuts,
   type SecretKeyRef,
-} from '../resources/alertShortcuts';
-import type { ScheduledJob } from '../resources/scheduledJob';
+} from '../../kube/resources/alertShortcuts';
+import type { ScheduledJob } from '../../kube/resources/scheduledJob';
 
 /**
  * The alert destinations of a job on a cluster: the ScheduledJob's shortcuts plus every AlertConfig

@@ -1,8 +1,8 @@
 import { shortcutUrlProblem } from '../../alerts/webhookChannels';
 import { type JobInput, jobInputSchema } from '../../domain/job';
 import { describeZodError } from '../../domain/zodErrors';
-import { jobNameAnnotationProblem, jobNameOfScheduledJob } from '../resources/names';
-import { type ScheduledJob, scheduledJobSpecSchema } from '../resources/scheduledJob';
+import { jobNameAnnotationProblem, jobNameOfScheduledJob } from '../../kube/resources/names';
+import { type ScheduledJob, scheduledJobSpecSchema } from '../../kube/resources/scheduledJob';
 
 export type JobInputOutcome = { ok: true; input: JobInput } | { ok: false; message: string };
 

@@ -10,9 +10,11 @@ import { isUniqueViolation } from '../../store/database';
 import { deleteJobForResource, upsertJobForResource } from '../../store/resourceJobs';
 import { saveJobInLedger } from '../../store/slots';
 import { readSchedulerState } from '../../store/scheduler';
-import { type ClusterClient, statusOf } from '../clusterClient';
+import { apiMessage, statusOf } from '../../kube/apiErrors';
+import type { ClusterClient } from '../../kube/clusterClient';
 import type { EventRecorder } from '../events';
-import type { ScheduledJob } from '../resources/scheduledJob';
+import { LABEL_JOB_ID } from '../../kube/labels';
+import type { ScheduledJob } from '../../kube/resources/scheduledJob';
 import { jobInputOfScheduledJob } from './jobInput';
 import { desiredStatus, type ObservedJob, type Readiness, statusDiffers } from './status';
 import { findLastFailure } from '../../store/executions';
@@ -21,8 +23,6 @@ import type { TokenSecrets } from './tokenSecrets';
 
 /** Held on every ScheduledJob so that its job's rows go when it goes. */
 export const CLEANUP_FINALIZER = 'crondeck.dev/cleanup';
-/** Set by the REST API on the resources it creates: the id of the row it inserted first. */
-export const JOB_ID_LABEL = 'crondeck.dev/job-id';
 
 /** The pure functions that say what the cluster should hold for a ScheduledJob (desired/). */
 export interface DesiredObjects {
@@ -291,19 +291,6 @@ export class ScheduledJobReconciler {
 }
 
 function adoptedId(resource: ScheduledJob): number | null {
-  const value = Number(resource.metadata.labels?.[JOB_ID_LABEL]);
+  const value = Number(resource.metadata.labels?.[LABEL_JOB_ID]);
   return Number.isInteger(value) && value > 0 ? value : null;
-}
-
-/** The API server's message in a refusal (its Status body). */
-export function apiMessage(error: unknown): string {
-  const body = (error as { body?: unknown }).body;
-  try {
-    const parsed =
-      typeof body === 'string' ? (JSON.parse(body) as { message?: string }) : (body as { message?: string });
-    if (parsed?.message) return parsed.message;
-  } catch {
-    // Not JSON: fall through.
-  }
-  return (error as Error).message;
 }

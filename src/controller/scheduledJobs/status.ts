@@ -1,4 +1,4 @@
-import type { ScheduledJob, ScheduledJobStatus } from '../resources/scheduledJob';
+import type { ScheduledJob, ScheduledJobStatus } from '../../kube/resources/scheduledJob';
 import type { LastFailure } from '../../domain/failureReasons';
 
 /** The Ready condition: whether the job is in the service and its CronJob matches the spec. */

@@ -1,6 +1,7 @@
 import type { ObjectCache, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from '../../logging/logger';
-import { type ClusterClient, statusOf } from '../clusterClient';
+import { statusOf } from '../../kube/apiErrors';
+import type { ClusterClient } from '../../kube/clusterClient';
 import { desiredTokenSecret, encodedToken, reportTokenLocation } from '../desired/reportTokens';
 
 /** A ScheduledJob waiting for its key: reconciled again once the key is written (or the write failed). */

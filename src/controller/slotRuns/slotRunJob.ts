@@ -1,7 +1,7 @@
 import type { V1Container, V1CronJob, V1Job, V1PodSpec } from '@kubernetes/client-node';
 import { RUNNER_ENV } from '../../runner/runnerEnvironment';
 import { kubeletLiteral } from '../desired/kubeletLiteral';
-import { boundedName } from '../resources/hashedName';
+import { boundedName } from '../../kube/resources/hashedName';
 import { SCHEDULED_TIME_ANNOTATION, TRIGGER_ANNOTATION } from '../runs/jobSlot';
 
 /** Kubernetes object names are at most 63 characters where they end up in labels (job-name). */

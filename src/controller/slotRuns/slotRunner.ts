@@ -12,9 +12,10 @@ import {
   listUnfinishedBackfills,
   markBackfillStarted,
 } from '../../store/slots';
-import { type ClusterClient, statusOf } from '../clusterClient';
-import { LABEL_JOB_ID } from '../desired/labels';
-import { cronJobNameFor } from '../desired/names';
+import { statusOf } from '../../kube/apiErrors';
+import type { ClusterClient } from '../../kube/clusterClient';
+import { LABEL_JOB_ID } from '../../kube/labels';
+import { cronJobNameFor } from '../../kube/cronJobName';
 import { finishedJob } from '../runs/jobOutcome';
 import { slotOfKubeJob, TRIGGER_ANNOTATION } from '../runs/jobSlot';
 import { slotsToCatchUpOnCluster } from './catchUpPlan';

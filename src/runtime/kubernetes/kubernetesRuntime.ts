@@ -1,10 +1,11 @@
 import type { V1CronJob } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
-import { type ClusterClient, statusOf } from '../../controller/clusterClient';
-import { cronJobNameFor } from '../../controller/desired/names';
-import { LABEL_JOB_ID, LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from '../../controller/desired/labels';
-import { crNameForJobName } from '../../controller/resources/names';
-import { apiMessage } from '../../controller/scheduledJobs/scheduledJobReconciler';
+import { statusOf } from '../../kube/apiErrors';
+import type { ClusterClient } from '../../kube/clusterClient';
+import { cronJobNameFor } from '../../kube/cronJobName';
+import { LABEL_JOB_ID, LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from '../../kube/labels';
+import { crNameForJobName } from '../../kube/resources/names';
+import { apiMessage } from '../../kube/apiErrors';
 import type { Clock } from '../../domain/clock';
 import { conflict, invalid } from '../../domain/errors';
 import type { Job } from '../../domain/job';

@@ -1,8 +1,8 @@
 import { type Job, switchedOn } from '../../domain/job';
-import { CRONDECK_API_VERSION } from '../../controller/resources/group';
-import { crNameForJobName, JOB_NAME_ANNOTATION } from '../../controller/resources/names';
-import type { ScheduledJob, ScheduledJobSpecInput } from '../../controller/resources/scheduledJob';
-import { JOB_ID_LABEL } from '../../controller/scheduledJobs/scheduledJobReconciler';
+import { CRONDECK_API_VERSION } from '../../kube/resources/group';
+import { crNameForJobName, JOB_NAME_ANNOTATION } from '../../kube/resources/names';
+import type { ScheduledJob, ScheduledJobSpecInput } from '../../kube/resources/scheduledJob';
+import { LABEL_JOB_ID } from '../../kube/labels';
 
 /**
  * The part of a ScheduledJob's spec that the REST API manages: the job's own fields. What only a
@@ -41,7 +41,7 @@ export function scheduledJobOfJob(job: Job, namespace: string): ScheduledJobMani
     metadata: {
       name,
       namespace,
-      labels: { [JOB_ID_LABEL]: String(job.id) },
+      labels: { [LABEL_JOB_ID]: String(job.id) },
       ...(name === job.name ? {} : { annotations: { [JOB_NAME_ANNOTATION]: job.name } }),
     },
     spec: {

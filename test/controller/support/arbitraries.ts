@@ -3,8 +3,8 @@ import {
   type ScheduledJob,
   type ScheduledJobSpecInput,
   scheduledJobSpecSchema,
-} from '../../../src/controller/resources/scheduledJob';
-import { CRONDECK_API_VERSION } from '../../../src/controller/resources/group';
+} from '../../../src/kube/resources/scheduledJob';
+import { CRONDECK_API_VERSION } from '../../../src/kube/resources/group';
 
 const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 

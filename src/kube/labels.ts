@@ -1,6 +1,10 @@
-import { boundedName, nameHash } from '../resources/hashedName';
+import { boundedName, nameHash } from './resources/hashedName';
 
 export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
+/**
+ * The job's row id, on everything made for it; on a ScheduledJob the REST API creates, the id of the
+ * row it inserted first (the controller adopts that row).
+ */
 export const LABEL_JOB_ID = 'crondeck.dev/job-id';
 const LABEL_SCHEDULED_JOB = 'crondeck.dev/scheduled-job';
 export const MANAGED_BY_CRONDECK = 'crondeck';

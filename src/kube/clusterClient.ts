@@ -16,7 +16,7 @@ import type { Logger } from '../logging/logger';
 import type { AlertConfigResource } from './resources/alertConfig';
 import { CRONDECK_GROUP, CRONDECK_VERSION } from './resources/group';
 import type { ScheduledJob } from './resources/scheduledJob';
-import { type RetryAfterPolicy, retryingApiClient } from './runtime/retryAfter';
+import { type RetryAfterPolicy, retryingApiClient } from './retryAfter';
 
 /** The identity the controller writes under (`managedFields`, audit logs). */
 const FIELD_MANAGER = 'crondeck-controller';
@@ -24,12 +24,6 @@ const FIELD_MANAGER = 'crondeck-controller';
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 type CustomPlural = 'scheduledjobs' | 'alertconfigs';
-
-/** An API error's HTTP status (client-node's ApiException carries it as `code`). */
-export function statusOf(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
-}
 
 /**
  * Every request the controller and the Kubernetes runtime make, over the real client-node. One

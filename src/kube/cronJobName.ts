@@ -1,4 +1,4 @@
-import { boundedName } from '../resources/hashedName';
+import { boundedName } from './resources/hashedName';
 
 /**
  * The CronJob controller names each Job `<cronjob>-<minutes since the epoch>` (11 digits) and the
