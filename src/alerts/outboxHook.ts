@@ -3,7 +3,7 @@ import type { DestinationEvent } from '../domain/alertEvents';
 import type { Clock } from '../domain/clock';
 import type { Job } from '../domain/job';
 import type { Logger } from '../logging/logger';
-import type { ExecutionFinishedHook, RecordedExecution } from '../scheduling/executionRecorder';
+import type { ExecutionFinishedHook, RecordedExecution } from '../store/transactionHooks';
 import { enqueueAlerts, findAlertConfigs, type NewOutboxAlert } from '../store/alerts';
 import { RECIPIENT_SEPARATOR } from './alertDelivery';
 import { type AlertSnapshot, snapshotOf } from './alertSnapshot';

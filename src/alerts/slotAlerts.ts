@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock';
 import { effectiveTimeZone } from '../domain/job';
 import type { Logger } from '../logging/logger';
-import type { JudgedSlotOfJob, SlotsJudgedHook } from '../scheduling/slotJudge';
+import type { JudgedSlotOfJob, SlotsJudgedHook } from '../store/transactionHooks';
 import { enqueueAlerts, findAlertConfigs, type NewOutboxAlert } from '../store/alerts';
 import { findJobs } from '../store/jobs';
 import { slotAlertSnapshotOf, type SlotSnapshot } from './alertSnapshot';

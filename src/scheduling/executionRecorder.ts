@@ -6,6 +6,7 @@ import type { RunSlot } from '../domain/slots';
 import type { Logger } from '../logging/logger';
 import { type Queryable, withTransaction } from '../store/database';
 import { findJob, findJobs } from '../store/jobs';
+import type { AfterCommit, ExecutionFinishedHook, RecordedExecution } from '../store/transactionHooks';
 import { notFound } from '../domain/errors';
 import { recordWithOutputFallback } from './outputFallback';
 import {
@@ -26,32 +27,6 @@ import { reviseWaitingAlerts } from '../store/alertReasons';
 import { eachAlone, GroupCommit } from './groupCommit';
 import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
 import type { AbandonedRunEnding } from './leftoverRuns';
-
-/** An execution as a recording transaction wrote it, with its job and whether it ended its run. */
-export interface RecordedExecution {
-  job: Job;
-  execution: Execution;
-  finalAttempt: boolean;
-  /**
-   * The final report of a cluster run that failed in a way its pod's state may explain (killed,
-   * stopped): the controller, which sees the pod, may give the execution its reason shortly
-   * (`ClusterRunRecorder.noteRunReason`), so its alerts wait a little for it.
-   */
-  awaitsClusterReason?: boolean;
-}
-
-/**
- * Called inside the transaction that records finished executions (one or many), so whatever it
- * writes (the alert outbox) commits or rolls back together with the execution rows and their
- * counters. It may return what to do once that transaction has committed (wake the alert worker,
- * which would not see the rows before): it runs then, and never after a rollback.
- */
-export type ExecutionFinishedHook = (
-  tx: Queryable,
-  recorded: RecordedExecution[],
-) => Promise<AfterCommit | void>;
-
-type AfterCommit = () => void;
 
 const RECORDING_LANES = 2;
 

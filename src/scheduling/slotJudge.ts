@@ -3,11 +3,10 @@ import type { Clock } from '../domain/clock';
 import { judgeSlot } from '../domain/slotRules';
 import type { Logger } from '../logging/logger';
 import type { RuntimeKind } from '../runtime/runtime';
-import { type Queryable, withTransaction } from '../store/database';
+import { withTransaction } from '../store/database';
 import {
   type CursorMove,
   insertJudgedSlots,
-  type JudgedSlot,
   loadSlotEvidence,
   lockDueCursors,
   lockSlotEvidence,
@@ -15,19 +14,8 @@ import {
   type SlotCursor,
   startMissingCursors,
 } from '../store/slots';
+import type { JudgedSlotOfJob, SlotsJudgedHook } from '../store/transactionHooks';
 import { newPassCache, type PassCache, planCursor } from './slotPlan';
-
-/**
- * Called inside the transaction that writes judged slots (only those it wrote, each once), so
- * that what it writes (alerts of missed and late slots) commits with them. It may return what to
- * do once that transaction has committed.
- */
-export type SlotsJudgedHook = (tx: Queryable, judged: JudgedSlotOfJob[]) => Promise<(() => void) | void>;
-
-/** A judged slot with the name of its job (for alerts and logs). */
-export interface JudgedSlotOfJob extends JudgedSlot {
-  jobName: string;
-}
 
 export interface SlotJudgeOptions {
   pool: Pool;

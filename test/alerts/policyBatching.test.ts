@@ -1,6 +1,6 @@
 import { outboxHook } from '../../src/alerts/outboxHook';
 import type { Execution } from '../../src/domain/execution';
-import type { RecordedExecution } from '../../src/scheduling/executionRecorder';
+import type { RecordedExecution } from '../../src/store/transactionHooks';
 import { type Database, type Queryable, withTransaction } from '../../src/store/database';
 import { saveAlertConfig } from '../../src/store/alerts';
 import { insertJob } from '../../src/store/jobs';

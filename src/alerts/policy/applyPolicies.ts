@@ -1,7 +1,7 @@
 import type { AlertConfig } from '../../domain/alertConfig';
 import { FRESH_POLICY_STATE, type PolicyState } from '../../domain/alertPolicy';
 import { effectiveTimeZone } from '../../domain/job';
-import type { RecordedExecution } from '../../scheduling/executionRecorder';
+import type { RecordedExecution } from '../../store/transactionHooks';
 import type { Queryable } from '../../store/database';
 import { lockPolicyStates, savePolicyStates } from '../../store/alerts';
 import { suspendJobs } from '../../store/jobs';
