@@ -14,11 +14,13 @@
  * service also writes a heap snapshot at the end, summarised in .bench/memory-heap-KIND.md (the
  * evidence behind docs/benchmarks/memory.md).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { parse } from 'yaml';
 import {
   type BenchContext,
   formatMegabytes,
@@ -127,12 +129,13 @@ async function measureKind(
   const snapshotDir = join(work, `snapshot-${kind}`);
   const takeSnapshot = process.env.BENCH_HEAP_SNAPSHOT === '1';
   mkdirSync(snapshotDir, { recursive: true });
+  const image = imageConfiguration();
   const service = await startServiceProcess({
     databaseUrl,
     name: `service-memory-${kind}`,
-    env: { SERVICE_DATA_DIR: dataDir, CRONDECK_BENCH_MEMORY_FILE: probeFile },
+    node: image.node,
+    env: { ...image.env, SERVICE_DATA_DIR: dataDir, CRONDECK_BENCH_MEMORY_FILE: probeFile },
     nodeArgs: [
-      ...startScriptNodeFlags(),
       '--require',
       probe,
       ...(takeSnapshot ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : []),
@@ -167,16 +170,30 @@ async function measureKind(
 }
 
 /**
- * The Node flags that `npm start` gives the service (package.json's start script): the bench
- * measures the service as it is started, heap sizes included.
+ * The service as the image and the chart run it: the image's entrypoint runs `node dist/cli.js
+ * serve` with the environment of the Dockerfile's runtime stage (NODE_ENV and the like), and the
+ * chart gives the container its `api.nodeOptions` as NODE_OPTIONS (a pod's variable replaces an
+ * image's of the same name). BENCH_SERVICE_NODE names the node binary to run it with (the image's
+ * Node version, when the bench's differs); BENCH_API_NODE_OPTIONS replaces the chart's value, to
+ * try another before shipping it.
  */
-function startScriptNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
+function imageConfiguration(): { env: Record<string, string>; node: string; nodeOptions: string } {
+  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+  const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const env: Record<string, string> = {};
+  for (const line of runtimeStage.split('\n').filter((l) => l.startsWith('ENV '))) {
+    for (const [, name, value] of line.slice(4).matchAll(/(\w+)=("[^"]*"|\S+)/g)) {
+      // The bench gives each service a data directory and a home of its own.
+      if (name !== 'HOME' && name !== 'SERVICE_DATA_DIR') env[name!] = value!.replace(/^"|"$/g, '');
+    }
+  }
+  const values = parse(readFileSync(join(REPO_ROOT, 'charts', 'crondeck', 'values.yaml'), 'utf8')) as {
+    api: { nodeOptions?: string };
   };
-  const flags = /^node ((?:--\S+ )*)dist\/cli\.js serve$/.exec(manifest.scripts.start ?? '');
-  if (!flags) throw new Error(`package.json's start script is not "node [FLAGS] dist/cli.js serve"`);
-  return flags[1]!.split(' ').filter(Boolean);
+  const nodeOptions = process.env.BENCH_API_NODE_OPTIONS ?? values.api.nodeOptions ?? env.NODE_OPTIONS ?? '';
+  if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
+  else delete env.NODE_OPTIONS;
+  return { env, node: process.env.BENCH_SERVICE_NODE ?? process.execPath, nodeOptions };
 }
 
 /** The embedded database's private socket directory (src/store/privateSocketDir.ts). */
@@ -386,6 +403,18 @@ function summariseSnapshot(path: string): string {
   ].join('\n');
 }
 
+/** The environment and the Node version the services ran with, for the report. */
+function describeImageConfiguration(): string {
+  const image = imageConfiguration();
+  const version = execFileSync(image.node, ['--version']).toString().trim();
+  const variables = Object.entries(image.env).map(([name, value]) => `\`${name}=${value}\``);
+  const base = /^ARG NODE_IMAGE=(\S+)/m.exec(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'))?.[1];
+  return (
+    `Node ${version} (the image's base: \`${base ?? 'unknown'}\`), ${variables.join(', ')} ` +
+    "(NODE_OPTIONS: the chart's `api.nodeOptions`)"
+  );
+}
+
 function report(ctx: BenchContext, results: KindResult[]): void {
   for (const result of results) {
     const idle = result.readings[result.readings.length - 1]!;
@@ -413,7 +442,8 @@ function report(ctx: BenchContext, results: KindResult[]): void {
   ctx.report(
     'Resident memory',
     [
-      `\`node dist/cli.js serve\` as a process of its own, on a fresh database of the throwaway server and ` +
+      `\`node dist/cli.js serve\` as a process of its own, started as the image's entrypoint and the chart start it: ` +
+        `${describeImageConfiguration()}; on a fresh database of the throwaway server and ` +
         `on the embedded default in a fresh data directory. Load: ${formatNumber(JOBS)} jobs created ` +
         `through the API, ${formatNumber(EXECUTIONS)} executions inserted in SQL, ${RUNS_RECORDED} runs ` +
         `fired by hand, then each read below for a ${WARMUP_SECONDS} s warm-up and ${LOAD_SECONDS} s at ` +

@@ -314,11 +314,23 @@ const scheduledJobsPath = () => `/apis/crondeck.dev/v1alpha1/namespaces/${NAMESP
 const auth = (emu: KubeEmulator) => ({ authorization: `Bearer ${emu.adminToken}` });
 
 async function call(emu: KubeEmulator, method: string, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${emu.url}${path}`, {
-    method,
-    headers: { ...auth(emu), 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const send = () =>
+    fetch(`${emu.url}${path}`, {
+      method,
+      headers: { ...auth(emu), 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  // A connection the emulator (in this process, busy) dropped fails the request: send it again.
+  let response: Response | undefined;
+  for (let attempt = 1; !response; attempt++) {
+    try {
+      response = await send();
+    } catch (error) {
+      if (attempt === 5) throw error;
+      console.log(`    ${method} ${path}: ${String((error as Error).cause ?? error)}; sending it again`);
+      await sleep(200 * attempt);
+    }
+  }
   if (response.status >= 300)
     throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   await response.arrayBuffer();

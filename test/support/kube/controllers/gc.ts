@@ -1,7 +1,7 @@
 import { deleteObject } from '../handlers/delete';
 import { resourceKey, type Registry, type ResourceType } from '../resources';
 import type { Store, WatchEventRecord } from '../store';
-import type { Obj, OwnerReference } from '../types';
+import { clone, type Obj, type OwnerReference } from '../types';
 
 interface Located {
   type: ResourceType;
@@ -15,12 +15,19 @@ function everything(store: Store, registry: Registry): Located[] {
     const key = resourceKey(type);
     if (seen.has(key)) continue;
     seen.add(key);
-    for (const obj of store.list(key)) out.push({ type, obj });
+    // Read as stored: what a pass changes it copies first (`owned`).
+    for (const obj of store.peek(key)) out.push({ type, obj: obj as Obj });
   }
   return out;
 }
 
-function removeFinalizer(store: Store, { type, obj }: Located, finalizer: string): void {
+/** A copy of a located object, to change and write back: the located one is the store's own. */
+function owned({ type, obj }: Located): Located {
+  return { type, obj: clone(obj) };
+}
+
+function removeFinalizer(store: Store, located: Located, finalizer: string): void {
+  const { type, obj } = owned(located);
   const rest = (obj.metadata.finalizers as string[]).filter((f) => f !== finalizer);
   const key = resourceKey(type);
   if (rest.length === 0 && obj.metadata.deletionTimestamp) {
@@ -53,9 +60,10 @@ function collectGarbageOnce(store: Store, registry: Registry, now: Date): boolea
     );
     if (orphaning.length > 0) {
       const kept = refs.filter((r) => !orphaning.includes(r));
-      if (kept.length) dep.obj.metadata.ownerReferences = kept;
-      else delete dep.obj.metadata.ownerReferences;
-      store.put(resourceKey(dep.type), dep.obj, 'MODIFIED');
+      const changed = owned(dep);
+      if (kept.length) changed.obj.metadata.ownerReferences = kept;
+      else delete changed.obj.metadata.ownerReferences;
+      store.put(resourceKey(changed.type), changed.obj, 'MODIFIED');
       return true;
     }
     const foreground = live.some((r) => {
@@ -63,7 +71,7 @@ function collectGarbageOnce(store: Store, registry: Registry, now: Date): boolea
       return o.metadata.deletionTimestamp && o.metadata.finalizers?.includes('foregroundDeletion');
     });
     if ((live.length === 0 || foreground) && !dep.obj.metadata.deletionTimestamp) {
-      deleteObject(store, dep.type, dep.obj, 'Background', now);
+      deleteObject(store, dep.type, owned(dep).obj, 'Background', now);
       return true;
     }
   }
