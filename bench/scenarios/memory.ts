@@ -41,7 +41,8 @@ const RUNS_RECORDED = 200;
 /** How long the service is left alone before an idle reading. */
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 15);
 const MB = 1024 * 1024;
-const BARS = { server: 100 * MB, embedded: 200 * MB } as const;
+/** Issue 22: idle after the load, as the image and the chart run the service. */
+const BARS = { server: 120 * MB, embedded: 200 * MB } as const;
 type DatabaseKind = keyof typeof BARS;
 
 /** Preloaded into the service process: answers SIGWINCH with its memory, written to a file. */
