@@ -38,7 +38,9 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY src/dashboard/assets ./src/dashboard/assets
 # `crondeck` on the PATH is package.json's bin (dist/cli.js), so default job commands can call it.
-RUN printf '#!/bin/sh\nexec node /app/dist/cli.js "$@"\n' > /usr/local/bin/crondeck \
+# --liftoff-only keeps the embedded database's WebAssembly on V8's baseline compiler (110 MB less
+# on Node 24, which takes it neither from NODE_OPTIONS nor from the service at run time).
+RUN printf '#!/bin/sh\nexec node --liftoff-only /app/dist/cli.js "$@"\n' > /usr/local/bin/crondeck \
  && chmod 0755 /usr/local/bin/crondeck
 # Nothing is written outside /tmp: the chart mounts an emptyDir there on a read-only root.
 USER 65532:65532

@@ -201,6 +201,14 @@ The service runs as a separate process (\`node dist/cli.js serve\`) against a th
 with the same autocannon settings, answering the same bytes, each in a process of its own: a
 minimal Express 5 app with one route, and a bare \`node:http\` server. The machine is shared and
 noisy: compare the ratios between runs, not the raw figures. Latencies are of 2xx responses.
+
+How noisy: the machine has 2 cores, shared with other sessions running tests (load averages of 4
+to 10 while these sections were measured). Requests per second move by up to ±40% from one run to
+the next and between the rounds of one run; ratios to the ceilings of the same run by about ±20%;
+p99 latencies by a factor of 2 or more. Resident memory moves by a few MB between runs; counts
+(writes per object, rows, commits) are exact. Where a figure was close to its bar it was measured
+more than once: the profiles and repeated runs behind the findings of issue 22 are in
+[docs/benchmarks/where-the-time-goes.md](docs/benchmarks/where-the-time-goes.md).
 `;
 
 const DETAILS_DIR = join(REPO_ROOT, 'docs', 'benchmarks');

@@ -137,6 +137,7 @@ async function measureKind(
     node: image.node,
     env: { ...image.env, SERVICE_DATA_DIR: dataDir, CRONDECK_BENCH_MEMORY_FILE: probeFile },
     nodeArgs: [
+      ...image.entrypointFlags,
       '--require',
       probe,
       ...(takeSnapshot ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : []),
@@ -178,8 +179,17 @@ async function measureKind(
  * Node version, when the bench's differs); BENCH_API_NODE_OPTIONS replaces the chart's value, to
  * try another before shipping it.
  */
-function imageConfiguration(): { env: Record<string, string>; node: string; nodeOptions: string } {
+function imageConfiguration(): {
+  env: Record<string, string>;
+  node: string;
+  nodeOptions: string;
+  /** The flags the entrypoint gives node (`exec node FLAGS /app/dist/cli.js`). */
+  entrypointFlags: string[];
+} {
   const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+  const entrypoint = /exec node ((?:--\S+ )*)\/app\/dist\/cli\.js/.exec(dockerfile);
+  if (!entrypoint) throw new Error('the Dockerfile has no `exec node [FLAGS] /app/dist/cli.js` entrypoint');
+  const entrypointFlags = entrypoint[1]!.split(' ').filter(Boolean);
   const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
   const env: Record<string, string> = {};
   for (const line of runtimeStage.split('\n').filter((l) => l.startsWith('ENV '))) {
@@ -194,7 +204,7 @@ function imageConfiguration(): { env: Record<string, string>; node: string; node
   const nodeOptions = process.env.BENCH_API_NODE_OPTIONS ?? values.api.nodeOptions ?? env.NODE_OPTIONS ?? '';
   if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
   else delete env.NODE_OPTIONS;
-  return { env, node: process.env.BENCH_SERVICE_NODE ?? process.execPath, nodeOptions };
+  return { env, node: process.env.BENCH_SERVICE_NODE ?? process.execPath, nodeOptions, entrypointFlags };
 }
 
 /** The embedded database's private socket directory (src/store/privateSocketDir.ts). */
@@ -409,6 +419,7 @@ function describeImageConfiguration(): string {
   const image = imageConfiguration();
   const version = execFileSync(image.node, ['--version']).toString().trim();
   const variables = Object.entries(image.env).map(([name, value]) => `\`${name}=${value}\``);
+  variables.unshift(`\`node ${[...image.entrypointFlags, 'dist/cli.js', 'serve'].join(' ')}\``);
   const base = /^ARG NODE_IMAGE=(\S+)/m.exec(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'))?.[1];
   return (
     `Node ${version} (the image's base: \`${base ?? 'unknown'}\`), ${variables.join(', ')} ` +
