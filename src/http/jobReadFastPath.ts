@@ -16,7 +16,7 @@ const JOB_READ = /^\/api\/jobs\/([0-9]+)(?:\?|$)/;
  * requests that arrive together (caching/jobRenders.ts). Here the same rendering leaves with the
  * same status and headers as through the app, in the order the app sets them.
  *
- * Only the plainest form is taken: a GET without a body, the path exactly as the route spells it
+ * Only the plainest form is taken: an unconditional GET without a body, the path exactly as the route spells it
  * (Express also matches other cases, a trailing slash, percent-encoded digits), a valid id and, when
  * the API has a token, the right one. Everything else, and every failure (no such job, a database
  * error), goes to the app untouched, which answers it as it always does: errors, 401s and CORS
@@ -28,7 +28,8 @@ export function jobReadFastPath(
 ): (req: IncomingMessage, res: ServerResponse, toApp: () => void) => void {
   const authorized = apiToken === null ? () => true : bearerTokenCheck(apiToken);
   return (req, res, toApp) => {
-    const match = req.method === 'GET' && !hasBody(req) ? JOB_READ.exec(req.url ?? '') : null;
+    const plain = req.method === 'GET' && !hasBody(req) && !isConditional(req);
+    const match = plain ? JOB_READ.exec(req.url ?? '') : null;
     const id = match ? pathIdSchema.safeParse(match[1]) : undefined;
     if (!id?.success || !authorized(req.headers.authorization)) {
       toApp();
@@ -54,4 +55,12 @@ export function jobReadFastPath(
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * A conditional GET: res.send answers it 304 when it is fresh, and `If-None-Match: *` is fresh
+ * even without an ETag (the app sends none). The app decides these.
+ */
+function isConditional(req: IncomingMessage): boolean {
+  return req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined;
 }
