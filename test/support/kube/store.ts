@@ -84,6 +84,11 @@ export class Store {
     return this.bucket(resourceKey).values();
   }
 
+  /** One stored object as it is, not copied: for a reader that only looks (the garbage collector). */
+  peekObject(resourceKey: string, namespace: string | undefined, name: string): Readonly<Obj> | undefined {
+    return this.objects.get(resourceKey)?.get(`${namespace ?? ''}/${name}`);
+  }
+
   /** Writes an object with a fresh resourceVersion and records the change. */
   put(resourceKey: string, object: Obj, type: 'ADDED' | 'MODIFIED'): Obj {
     const ns = object.metadata.namespace as string | undefined;
