@@ -14,26 +14,23 @@
  * service also writes a heap snapshot at the end, summarised in .bench/memory-heap-KIND.md (the
  * evidence behind docs/benchmarks/memory.md).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { parse } from 'yaml';
 import {
   type BenchContext,
   formatMegabytes,
   formatNumber,
   LOAD_SECONDS,
   markdownTable,
-  REPO_ROOT,
   sleep,
-  startServiceProcess,
   type ServiceProcess,
   WARMUP_SECONDS,
   WORK_DIR,
 } from '../harness';
+import { describeShippedStart, startShippedService } from '../shippedStart';
 
 const JOBS = 1_000;
 const EXECUTIONS = 100_000;
@@ -130,14 +127,11 @@ async function measureKind(
   const snapshotDir = join(work, `snapshot-${kind}`);
   const takeSnapshot = process.env.BENCH_HEAP_SNAPSHOT === '1';
   mkdirSync(snapshotDir, { recursive: true });
-  const image = imageConfiguration();
-  const service = await startServiceProcess({
+  const service = await startShippedService({
     databaseUrl,
     name: `service-memory-${kind}`,
-    node: image.node,
-    env: { ...image.env, SERVICE_DATA_DIR: dataDir, CRONDECK_BENCH_MEMORY_FILE: probeFile },
+    env: { SERVICE_DATA_DIR: dataDir, CRONDECK_BENCH_MEMORY_FILE: probeFile },
     nodeArgs: [
-      ...image.entrypointFlags,
       '--require',
       probe,
       ...(takeSnapshot ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : []),
@@ -169,42 +163,6 @@ async function measureKind(
   } finally {
     await service.stop();
   }
-}
-
-/**
- * The service as the image and the chart run it: the image's entrypoint runs `node dist/cli.js
- * serve` with the environment of the Dockerfile's runtime stage (NODE_ENV and the like), and the
- * chart gives the container its `api.nodeOptions` as NODE_OPTIONS (a pod's variable replaces an
- * image's of the same name). BENCH_SERVICE_NODE names the node binary to run it with (the image's
- * Node version, when the bench's differs); BENCH_API_NODE_OPTIONS replaces the chart's value, to
- * try another before shipping it.
- */
-function imageConfiguration(): {
-  env: Record<string, string>;
-  node: string;
-  nodeOptions: string;
-  /** The flags the entrypoint gives node (`exec node FLAGS /app/dist/cli.js`). */
-  entrypointFlags: string[];
-} {
-  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
-  const entrypoint = /exec node ((?:--\S+ )*)\/app\/dist\/cli\.js/.exec(dockerfile);
-  if (!entrypoint) throw new Error('the Dockerfile has no `exec node [FLAGS] /app/dist/cli.js` entrypoint');
-  const entrypointFlags = entrypoint[1]!.split(' ').filter(Boolean);
-  const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
-  const env: Record<string, string> = {};
-  for (const line of runtimeStage.split('\n').filter((l) => l.startsWith('ENV '))) {
-    for (const [, name, value] of line.slice(4).matchAll(/(\w+)=("[^"]*"|\S+)/g)) {
-      // The bench gives each service a data directory and a home of its own.
-      if (name !== 'HOME' && name !== 'SERVICE_DATA_DIR') env[name!] = value!.replace(/^"|"$/g, '');
-    }
-  }
-  const values = parse(readFileSync(join(REPO_ROOT, 'charts', 'crondeck', 'values.yaml'), 'utf8')) as {
-    api: { nodeOptions?: string };
-  };
-  const nodeOptions = process.env.BENCH_API_NODE_OPTIONS ?? values.api.nodeOptions ?? env.NODE_OPTIONS ?? '';
-  if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
-  else delete env.NODE_OPTIONS;
-  return { env, node: process.env.BENCH_SERVICE_NODE ?? process.execPath, nodeOptions, entrypointFlags };
 }
 
 /** The embedded database's private socket directory (src/store/privateSocketDir.ts). */
@@ -414,19 +372,6 @@ function summariseSnapshot(path: string): string {
   ].join('\n');
 }
 
-/** The environment and the Node version the services ran with, for the report. */
-function describeImageConfiguration(): string {
-  const image = imageConfiguration();
-  const version = execFileSync(image.node, ['--version']).toString().trim();
-  const variables = Object.entries(image.env).map(([name, value]) => `\`${name}=${value}\``);
-  variables.unshift(`\`node ${[...image.entrypointFlags, 'dist/cli.js', 'serve'].join(' ')}\``);
-  const base = /^ARG NODE_IMAGE=(\S+)/m.exec(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'))?.[1];
-  return (
-    `Node ${version} (the image's base: \`${base ?? 'unknown'}\`), ${variables.join(', ')} ` +
-    "(NODE_OPTIONS: the chart's `api.nodeOptions`)"
-  );
-}
-
 function report(ctx: BenchContext, results: KindResult[]): void {
   for (const result of results) {
     const idle = result.readings[result.readings.length - 1]!;
@@ -455,7 +400,7 @@ function report(ctx: BenchContext, results: KindResult[]): void {
     'Resident memory',
     [
       `\`node dist/cli.js serve\` as a process of its own, started as the image's entrypoint and the chart start it: ` +
-        `${describeImageConfiguration()}; on a fresh database of the throwaway server and ` +
+        `${describeShippedStart('api', 'serve')}; on a fresh database of the throwaway server and ` +
         `on the embedded default in a fresh data directory. Load: ${formatNumber(JOBS)} jobs created ` +
         `through the API, ${formatNumber(EXECUTIONS)} executions inserted in SQL, ${RUNS_RECORDED} runs ` +
         `fired by hand, then each read below for a ${WARMUP_SECONDS} s warm-up and ${LOAD_SECONDS} s at ` +

@@ -26,23 +26,17 @@ import {
   REPO_ROOT,
   sleep,
   startCeilings,
-  startServiceProcess,
   stopChild,
   track,
   WORK_DIR,
 } from '../harness';
+import { describeShippedStart, shippedStart, startShippedService } from '../shippedStart';
 
 const OBJECTS = Number(process.env.BENCH_OPERATOR_OBJECTS ?? 5000);
 const NAMESPACE = 'bench';
 const REPORT_SECRET = 'a-bench-report-secret-of-32-characters-or-more';
 const RESYNC_SECONDS = 90;
 const CREATES_IN_FLIGHT = 32;
-/** The controller's NODE_OPTIONS as the chart deploys it (its heap sized to the container). */
-const CHART_CONTROLLER_NODE_OPTIONS = (
-  parse(readFileSync(join(REPO_ROOT, 'charts', 'crondeck', 'values.yaml'), 'utf8')) as {
-    controller: { nodeOptions: string };
-  }
-).controller.nodeOptions;
 /** Extra node flags for the controller process (e.g. `--heapsnapshot-signal=SIGUSR2`). */
 const CONTROLLER_NODE_ARGS = (process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const BARS = {
@@ -71,7 +65,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     };
 
     console.log('  the service in Kubernetes mode, and the controller');
-    const service = await startServiceProcess({
+    const service = await startShippedService({
       databaseUrl,
       name: 'service-kubernetes',
       env: { ...cluster, SERVICE_RUNTIME: 'kubernetes' },
@@ -176,7 +170,7 @@ export async function run(ctx: BenchContext): Promise<void> {
           `\`${LAST_APPLIED}\` annotation), ${CREATES_IN_FLIGHT} requests in flight ` +
           `(all sent in ${(createdMs / 1000).toFixed(1)} s), each with its own schedule (none due while the bench runs), one in five in a time zone, ` +
           'one in ten with a webhook shortcut. `crondeck controller` (a process of its own, leader election on, ' +
-          `with the chart's \`NODE_OPTIONS=${CHART_CONTROLLER_NODE_OPTIONS}\`) ` +
+          `started as the image and the chart start it: ${describeShippedStart('controller', 'controller')}) ` +
           `watches the namespace; Ready means Ready=True with observedGeneration = generation.`,
         '',
         markdownTable(
@@ -280,13 +274,15 @@ interface ControllerProcess {
 async function startControllerProcess(env: Record<string, string>): Promise<ControllerProcess> {
   const port = await freePort();
   const log = openSync(join(WORK_DIR, 'logs', 'controller.log'), 'a');
+  const shipped = shippedStart('controller');
+  const cli = join(REPO_ROOT, 'dist', 'cli.js');
   const child: ChildProcess = track(
-    spawn(process.execPath, [...CONTROLLER_NODE_ARGS, join(REPO_ROOT, 'dist', 'cli.js'), 'controller'], {
+    spawn(shipped.node, [...shipped.nodeArgs, ...CONTROLLER_NODE_ARGS, cli, 'controller'], {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env.PATH,
+        ...shipped.env,
         ...env,
-        NODE_OPTIONS: CHART_CONTROLLER_NODE_OPTIONS,
         CRONDECK_HEALTH_PORT: String(port),
         POD_NAME: 'crondeck-controller-bench',
         SERVICE_LOG_LEVEL: 'warn',
