@@ -56,9 +56,8 @@ export function describeShippedStart(component: Component, command: string): str
   const start = shippedStart(component);
   const version = execFileSync(start.node, ['--version']).toString().trim();
   const variables = Object.entries(start.env).map(([name, value]) => `\`${name}=${value}\``);
-  const base = /^ARG NODE_IMAGE=(\S+)/m.exec(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'))?.[1];
   return (
-    `Node ${version} (the Dockerfile's base image: \`${base ?? 'unknown'}\`), ` +
+    `Node ${version}, ` +
     `\`node ${[...start.nodeArgs, 'dist/cli.js', command].join(' ')}\` as the image's entrypoint runs it, ` +
     `${variables.join(', ')} (the Dockerfile's environment; NODE_OPTIONS: the chart's \`${component}.nodeOptions\`)`
   );
