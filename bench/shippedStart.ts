@@ -22,7 +22,8 @@ export interface ShippedStart {
  * dist/cli.js` with the environment of the Dockerfile's runtime stage (NODE_ENV and the like), and
  * the chart gives the container the component's `nodeOptions` as NODE_OPTIONS (a pod's variable
  * replaces an image's of the same name). Read from the files, so the bench follows them.
- * BENCH_API_NODE_OPTIONS replaces the chart's value for the API, to try another before shipping it.
+ * BENCH_API_NODE_OPTIONS and BENCH_CONTROLLER_NODE_OPTIONS replace the chart's values, to try others
+ * before shipping them.
  */
 export function shippedStart(component: Component): ShippedStart {
   const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
@@ -40,7 +41,8 @@ export function shippedStart(component: Component): ShippedStart {
     Component,
     { nodeOptions?: string }
   >;
-  const override = component === 'api' ? process.env.BENCH_API_NODE_OPTIONS : undefined;
+  const override =
+    component === 'api' ? process.env.BENCH_API_NODE_OPTIONS : process.env.BENCH_CONTROLLER_NODE_OPTIONS;
   const nodeOptions = override ?? values[component].nodeOptions ?? env.NODE_OPTIONS ?? '';
   // Set even when empty: the bench's own NODE_OPTIONS must not reach the process.
   env.NODE_OPTIONS = nodeOptions;
