@@ -222,11 +222,25 @@ export interface Ceilings {
  * with one route and a bare node:http server, both answering `response`.
  */
 export async function startCeilings(response: CeilingResponse): Promise<Ceilings> {
+  const { urls, stop } = await startCeilingProcesses(response, ['expressCeiling.js', 'httpCeiling.js']);
+  return { expressUrl: urls[0]!, httpUrl: urls[1]!, stop };
+}
+
+/**
+ * Starts the ceilings of bench/ceilings/ named by `files` (compiled), each a process of its own
+ * answering `response`; their URLs in that order, and how to stop them all.
+ */
+export async function startCeilingProcesses(
+  response: CeilingResponse,
+  files: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<{ urls: string[]; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'crondeck-ceiling-'));
   const bodyFile = join(dir, 'body');
   writeFileSync(bodyFile, response.body);
   const env = {
     ...process.env,
+    ...extraEnv,
     CEILING_BODY_FILE: bodyFile,
     CEILING_PATH: response.path,
     CEILING_METHOD: response.method,
@@ -238,14 +252,14 @@ export async function startCeilings(response: CeilingResponse): Promise<Ceilings
     await Promise.all(started.map((child) => stopChild(child)));
   };
   try {
-    const [expressUrl, httpUrl] = await Promise.all(
-      ['expressCeiling.js', 'httpCeiling.js'].map(async (file) => {
+    const urls = await Promise.all(
+      files.map(async (file) => {
         const child = track(fork(join(__dirname, 'ceilings', file), [], { env, stdio: 'inherit' }));
         started.push(child);
         return `http://127.0.0.1:${await announcedPort(child)}`;
       }),
     );
-    return { expressUrl: expressUrl!, httpUrl: httpUrl!, stop };
+    return { urls, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -410,6 +424,8 @@ export async function startServiceProcess(options: {
   env?: Record<string, string>;
   nodeArgs?: string[];
   name?: string;
+  /** The node binary (default: the bench's own). */
+  node?: string;
 }): Promise<ServiceProcess> {
   const cli = join(REPO_ROOT, 'dist', 'cli.js');
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run "npm run build" (npm run bench does)`);
@@ -425,7 +441,7 @@ export async function startServiceProcess(options: {
   const started = performance.now();
   const child = track(
     spawn(
-      process.execPath,
+      options.node ?? process.execPath,
       [
         ...(options.nodeArgs ?? []),
         ...profileArgs(),
@@ -531,9 +547,15 @@ export interface ThrowawayPostgres {
   stop(): Promise<void>;
 }
 
-export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
+/**
+ * The throwaway PostgreSQL 15 server, fsync off; `durable` leaves fsync, synchronous_commit and
+ * full_page_writes on, as a production server has them (for the measures of durable writes).
+ */
+export async function startThrowawayPostgres(
+  options: { durable?: boolean } = {},
+): Promise<ThrowawayPostgres> {
   const script = join(REPO_ROOT, 'scripts', 'throwaway-postgres.sh');
-  const stdout = await run('bash', [script, 'start']);
+  const stdout = await run('bash', [script, 'start'], options.durable ? { PG_DURABLE: '1' } : {});
   const databaseUrl = /^DATABASE_URL=(.+)$/m.exec(stdout)?.[1];
   const dir = /^PG_THROWAWAY_DIR=(.+)$/m.exec(stdout)?.[1];
   if (!databaseUrl || !dir) throw new Error(`unexpected output of ${script} start:\n${stdout}`);
@@ -545,9 +567,9 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   };
 }
 
-function run(command: string, args: string[]): Promise<string> {
+function run(command: string, args: string[], env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd: REPO_ROOT }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${stderr || error.message}`));
       else resolve(stdout);
     });

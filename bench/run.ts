@@ -18,7 +18,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import {
   type Bar,
@@ -30,14 +30,14 @@ import {
   REPO_ROOT,
   ROUNDS,
   type Scenario,
-  startServiceProcess,
   startThrowawayPostgres,
   stopAll,
   WARMUP_SECONDS,
   WORK_DIR,
 } from './harness';
+import { describeShippedStart, startShippedService } from './shippedStart';
 
-const KNOWN_SCENARIOS = ['scheduler', 'mailbox', 'alerts', 'operator', 'memory'];
+const KNOWN_SCENARIOS = ['scheduler', 'creates', 'mailbox', 'alerts', 'operator', 'memory'];
 const BENCHMARKS_FILE = join(REPO_ROOT, 'BENCHMARKS.md');
 
 interface ScenarioOutcome {
@@ -49,6 +49,8 @@ interface ScenarioOutcome {
   detailMarkdown: string;
   bars: Bar[];
   findings: string[];
+  /** The machine's 1-minute load average when the scenario started and when it ended. */
+  load: [number, number];
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -73,10 +75,10 @@ async function main(args: string[]): Promise<number> {
   // Service and ceiling processes that a failed or interrupted scenario left running.
   cleanups.push(() => stopAll());
 
-  console.log('bench: starting the service (node dist/cli.js serve)');
+  console.log('bench: starting the service (node dist/cli.js serve, as the image and the chart start it)');
   const profileDir = join(WORK_DIR, 'profiles');
   if (process.env.BENCH_CPU_PROF === '1') mkdirSync(profileDir, { recursive: true });
-  const service = await startServiceProcess({
+  const service = await startShippedService({
     databaseUrl: postgres.databaseUrl,
     name: 'service',
     nodeArgs: process.env.BENCH_CPU_PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
@@ -99,12 +101,14 @@ async function main(args: string[]): Promise<number> {
         detailMarkdown: '',
         bars: [],
         findings: [],
+        load: [loadavg()[0]!, loadavg()[0]!],
       });
       continue;
     }
     console.log(`bench: ${name}`);
     const first = { sections: ctx.sections.length, bars: ctx.bars.length, findings: ctx.findings.length };
     const scenarioStart = performance.now();
+    const loadAtStart = loadavg()[0]!;
     let failure: Error | undefined;
     try {
       await scenario(ctx);
@@ -128,6 +132,7 @@ async function main(args: string[]): Promise<number> {
       detailMarkdown: asMarkdown(true).join('\n\n'),
       bars: ctx.bars.slice(first.bars),
       findings: ctx.findings.slice(first.findings),
+      load: [loadAtStart, loadavg()[0]!],
     });
     console.log(`bench: ${name} ${failure ? 'failed' : 'done'} in ${seconds.toFixed(0)} s`);
   }
@@ -158,6 +163,8 @@ interface RunEnvironment {
   machine: string;
   software: string;
   settings: string;
+  /** How the service processes were started (as the image and the chart start them). */
+  serviceStart: string;
   serviceRss: string;
 }
 
@@ -185,6 +192,7 @@ async function describeEnvironment(
     settings:
       `autocannon, ${DEFAULT_CONNECTIONS} connections; each target gets a ${WARMUP_SECONDS} s warm-up, then ` +
       `${LOAD_SECONDS} s measured (against the ceilings: in ${ROUNDS} alternating rounds)`,
+    serviceStart: describeShippedStart('api', 'serve'),
     serviceRss: formatMegabytes(serviceRss),
   };
 }
@@ -196,11 +204,20 @@ replaced when that scenario runs (\`npm run bench -- NAME\`), so the sections ca
 different runs: each says when and where it was measured. Query plans, index listings and other
 evidence behind the findings are in [docs/benchmarks/](docs/benchmarks/), linked from each section.
 
-The service runs as a separate process (\`node dist/cli.js serve\`) against a throwaway PostgreSQL
-15 server on the same machine. Every requests/s figure has two ceilings measured in the same run,
+The service runs as a separate process (\`node dist/cli.js serve\`), started as the image's
+entrypoint and the chart start it (each section says how), against a throwaway PostgreSQL 15 server
+on the same machine. Every requests/s figure has two ceilings measured in the same run,
 with the same autocannon settings, answering the same bytes, each in a process of its own: a
 minimal Express 5 app with one route, and a bare \`node:http\` server. The machine is shared and
 noisy: compare the ratios between runs, not the raw figures. Latencies are of 2xx responses.
+
+How noisy: the machine has 2 cores, shared with other sessions running tests (load averages of 4
+to 10 while these sections were measured; each section gives it at its start and end). Requests per second move by up to ±40% from one run to
+the next and between the rounds of one run; ratios to the ceilings of the same run by about ±20%;
+p99 latencies by a factor of 2 or more. Resident memory moves by a few MB between runs; counts
+(writes per object, rows, commits) are exact. Where a figure was close to its bar it was measured
+more than once: the profiles and repeated runs behind the findings of issue 22 are in
+[docs/benchmarks/where-the-time-goes.md](docs/benchmarks/where-the-time-goes.md).
 `;
 
 const DETAILS_DIR = join(REPO_ROOT, 'docs', 'benchmarks');
@@ -270,6 +287,8 @@ function writeBenchmarks(environment: RunEnvironment, outcomes: ScenarioOutcome[
         `- Machine: ${environment.machine}`,
         `- Software: ${environment.software}`,
         `- Load: ${environment.settings}`,
+        `- Machine load (1-minute load average, 2 cores shared with other work) at the scenario's start and end: ${outcome.load.map((l) => l.toFixed(1)).join(' and ')}`,
+        `- The service processes: ${environment.serviceStart}`,
         `- The service process's RSS at the end of the whole run: ${environment.serviceRss}`,
         ...(outcome.detailMarkdown
           ? [`- Plans, listings and other detail: [${detailsFile}](${detailsFile})`]

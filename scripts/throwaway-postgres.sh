@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL 15 cluster for tests, CI and the bench: a fresh data directory in a temp
-# dir, trust auth, a free loopback port, the socket in the temp dir, fsync off. Starts in ~1 s.
+# dir, trust auth, a free loopback port, the socket in the temp dir, fsync off (on with PG_DURABLE=1). Starts in ~1 s.
 #
 #   eval "$(bash scripts/throwaway-postgres.sh start)"   # sets and exports DATABASE_URL, PG_THROWAWAY_DIR
 #   bash scripts/throwaway-postgres.sh stop "$PG_THROWAWAY_DIR"
@@ -13,7 +13,9 @@
 #   PG_THROWAWAY_DIR=/tmp/crondeck-pg.XXXXXX
 #   export DATABASE_URL PG_THROWAWAY_DIR
 #
-# Environment: PG_BIN (default /usr/lib/postgresql/15/bin), PG_PORT (default: a free port).
+# Environment: PG_BIN (default /usr/lib/postgresql/15/bin), PG_PORT (default: a free port),
+# PG_DURABLE=1 (fsync, synchronous_commit and full_page_writes left on, as a production server has
+# them: the bench measures writes that way).
 # Run as root, the cluster belongs to the `postgres` user (initdb refuses to run as root).
 set -euo pipefail
 
@@ -106,11 +108,14 @@ start() {
   # service's connections with its own).
   export MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=67108864
 
+  local durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  [[ "${PG_DURABLE:-}" == 1 ]] && durability=""
+
   # A port found free can be taken before the server binds it: try a few.
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
     # Kept for `resume`, which starts the server again exactly so.
-    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" >"$dir/server.opts"
+    echo "-p $port -k $dir -c listen_addresses=127.0.0.1 $durability" >"$dir/server.opts"
     if start_server "$dir"; then
       echo "DATABASE_URL=postgres://postgres@127.0.0.1:$port/postgres"
       echo "PG_THROWAWAY_DIR=$dir"

@@ -7,7 +7,8 @@ import { type Clock, systemClock } from './domain/clock';
 import type { DeclaredJob } from './config/jobsFile';
 import type { Environment } from './config/environment';
 import { createApp } from './http/app';
-import { createAppServer } from './http/server';
+import { jobReadFastPath } from './http/jobReadFastPath';
+import { createAppServer, type FrontHandler } from './http/server';
 import type { Logger } from './logging/logger';
 import { ServiceMetrics } from './metrics/metrics';
 import { createRuntime, type LocalRuntimeSettings } from './runtime/createRuntime';
@@ -163,7 +164,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     apiToken: env.apiToken,
     defaultTimeZone: env.defaultTimeZone,
   });
-  const server = await listen(app, env.port, env.host);
+  const server = await listen(app, jobReadFastPath(jobs, env.apiToken), env.port, env.host);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -187,9 +188,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   return { db, app, server, url, runtime, local, jobs, recorder, alerting, judge, stop };
 }
 
-function listen(app: Express, port: number, host: string): Promise<Server> {
+function listen(app: Express, inFront: FrontHandler, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createAppServer(app);
+    const server = createAppServer(app, inFront);
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
   });

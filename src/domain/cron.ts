@@ -6,11 +6,29 @@ import { instantOfWallTime, wallTimeOf } from './timezone';
 export type CronCheck = { valid: true; fields: string; nickname?: string } | { valid: false; error: string };
 
 /**
+ * Checks already made, by expression: an answer depends on the expression alone, and the local
+ * runtime checks every job's schedule again whenever any job changes (costing a parse and a search
+ * for the next fire time each, some 200 µs: a fifth of a second per change with 1,000 jobs).
+ */
+const checked = new Map<string, CronCheck>();
+const MAX_CHECKED = 10_000;
+
+/**
  * Validates a cron expression in the dialect of ./cronSyntax (five fields or a nickname) and gives
  * its canonical fields, which every other function here expects. The error names what is wrong,
  * e.g. an out-of-range minute or a form such as H or L that is not supported.
  */
 export function checkCron(expression: string): CronCheck {
+  let check = checked.get(expression);
+  if (!check) {
+    check = Object.freeze(checkUncached(expression));
+    if (checked.size >= MAX_CHECKED) checked.clear();
+    checked.set(expression, check);
+  }
+  return check;
+}
+
+function checkUncached(expression: string): CronCheck {
   const syntax = parseCronSyntax(expression);
   if (!syntax.valid) return syntax;
   try {
@@ -49,8 +67,20 @@ export function describeCron(fields: string): string {
  * that a spring-forward skips fire once, right after the jump.
  */
 export function nextFireTime(fields: string, timeZone: string, after: Date): Date {
-  return fireTimesAfter(fields, timeZone, after).next().value;
+  const afterMs = after.getTime();
+  // The fire times of (fields, zone) are fixed: the one found after A is the next after any time
+  // from A until it. A thousand jobs on one schedule cost one search, not a thousand (200 µs each).
+  const key = `${fields}\u0000${timeZone}`;
+  const known = foundFireTimes.get(key);
+  if (known && known.afterMs <= afterMs && afterMs < known.nextMs) return new Date(known.nextMs);
+  const next = fireTimesAfter(fields, timeZone, after).next().value.getTime();
+  if (foundFireTimes.size >= MAX_CHECKED) foundFireTimes.clear();
+  foundFireTimes.set(key, { afterMs, nextMs: next });
+  return new Date(next);
 }
+
+/** The last fire time found per (fields, zone), and the time it was searched from. */
+const foundFireTimes = new Map<string, { afterMs: number; nextMs: number }>();
 
 /**
  * The fire times strictly after `after`, in order, without end: what `nextFireTime` gives again

@@ -17,13 +17,22 @@ import type { Express } from 'express';
  * put the prototypes Express would set in the chain from the start, so Express's own
  * `setPrototypeOf` finds the prototype already in place and does nothing.
  */
-export function createAppServer(app: Express): Server {
+export function createAppServer(app: Express, inFront?: FrontHandler): Server {
   class AppRequest extends IncomingMessage {}
   class AppResponse extends ServerResponse {}
   adoptAsPrototype(app, 'request', AppRequest.prototype);
   adoptAsPrototype(app, 'response', AppResponse.prototype);
-  return createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
+  const handler = inFront
+    ? (req: IncomingMessage, res: ServerResponse) => inFront(req, res, () => app(req, res))
+    : app;
+  return createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, handler);
 }
+
+/**
+ * Answers some requests before the app sees them (http/jobReadFastPath.ts); hands every other one
+ * to the app with `toApp`, untouched.
+ */
+export type FrontHandler = (req: IncomingMessage, res: ServerResponse, toApp: () => void) => void;
 
 /**
  * Makes `prototype` the app's `request` (or `response`) prototype: it takes over the parent and the

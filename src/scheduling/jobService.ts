@@ -12,6 +12,7 @@ import { isUniqueViolation, withTransaction } from '../store/database';
 import * as jobs from '../store/jobs';
 import { findRunningAttempt } from '../store/runningAttempts';
 import { findLastSlot, saveJobInLedger } from '../store/slots';
+import { eachAlone, GroupCommit } from './groupCommit';
 import { NextRunCache } from './nextRunCache';
 
 /**
@@ -29,6 +30,7 @@ export class JobService {
   private readonly nextRuns = new NextRunCache();
   private readonly lists: JobLists<JobView>;
   private readonly renders: JobRenders<JobView>;
+  private readonly creations = new GroupCommit<JobInput, Job>((inputs) => this.createBatch(inputs));
 
   constructor(
     private readonly pool: Pool,
@@ -59,15 +61,45 @@ export class JobService {
   }
 
   async create(input: JobInput): Promise<JobView> {
-    const job = await this.translateConflict(input.name, () =>
-      this.writeAndTell(async (tx) => {
-        const created = await jobs.insertJob(tx, input);
-        await saveJobInLedger(tx, created, this.clock.now());
-        await this.runtime.jobSaved(created);
-        return created;
-      }),
-    );
+    const job = await this.translateConflict(input.name, () => this.creations.submit(input));
     return this.view(job, this.clock.now(), null, null);
+  }
+
+  /**
+   * Creations made together share one transaction (group commit, as the recorder's): one INSERT,
+   * one commit and its WAL flush, where each would pay its own. A name taken answers a conflict to
+   * its creation alone. When the batch fails whole (the runtime refused one job, the database
+   * refused one row), each creation is tried alone, so that only the one at fault fails.
+   */
+  private async createBatch(inputs: JobInput[]): Promise<PromiseSettledResult<Job>[]> {
+    try {
+      return await this.writeAndTell(async (tx) => {
+        const created = await jobs.insertJobs(tx, inputs);
+        const now = this.clock.now();
+        for (const job of created.values()) {
+          await saveJobInLedger(tx, job, now);
+          await this.runtime.jobSaved(job);
+        }
+        // The first creation of a name gets its job; a later one in the batch met a name taken.
+        return inputs.map((input): PromiseSettledResult<Job> => {
+          const job = created.get(input.name);
+          if (!job)
+            return { status: 'rejected', reason: conflict(`a job named "${input.name}" already exists`) };
+          created.delete(input.name);
+          return { status: 'fulfilled', value: job };
+        });
+      });
+    } catch (error) {
+      if (inputs.length === 1) return [{ status: 'rejected', reason: error }];
+      return eachAlone(inputs, (input) =>
+        this.writeAndTell(async (tx) => {
+          const job = await jobs.insertJob(tx, input);
+          await saveJobInLedger(tx, job, this.clock.now());
+          await this.runtime.jobSaved(job);
+          return job;
+        }),
+      );
+    }
   }
 
   async replace(id: number, input: JobInput): Promise<JobView> {

@@ -196,6 +196,33 @@ export async function insertJob(db: Queryable, input: JobInput, source: JobSourc
   return toJob(rows[0]!);
 }
 
+/**
+ * Creates the jobs of `inputs` in one statement (a batch of concurrent creations), by name: a name
+ * already taken, or taken earlier in the same batch, creates nothing and is absent from the answer.
+ */
+export async function insertJobs(db: Queryable, inputs: readonly JobInput[]): Promise<Map<string, Job>> {
+  const columns = inputs.map((input) => [...jobValues(input), ...slotFieldValues(input)]);
+  const column = (i: number) => columns.map((values) => values[i]);
+  const { rows } = await db.query<JobRow>(
+    prepared(
+      'insert_jobs',
+      `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
+         ${SLOT_FIELD_COLUMNS})
+       SELECT name, schedule, command, timeout_s, retry::jsonb, description, tags::jsonb, timezone, enabled, source,
+         late_after_s, catch_up::jsonb, allow_duplicate_slots
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[],
+                   $8::text[], $9::bool[], $10::text[], $11::int[], $12::text[], $13::bool[])
+            WITH ORDINALITY AS new (name, schedule, command, timeout_s, retry, description, tags, timezone,
+                                    enabled, source, late_after_s, catch_up, allow_duplicate_slots, position)
+       ORDER BY position
+       ON CONFLICT (name) DO NOTHING
+       RETURNING ${JOB_COLUMNS}`,
+      Array.from({ length: 13 }, (_, i) => column(i)),
+    ),
+  );
+  return new Map(rows.map((row) => [row.name, toJob(row)]));
+}
+
 export async function updateJob(db: Queryable, id: number, input: JobInput): Promise<Job | null> {
   const { rows } = await db.query<JobRow>(
     `UPDATE jobs SET name = $2, schedule = $3, command = $4, timeout_s = $5, retry = $6, description = $7,

@@ -184,6 +184,22 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
     await until(() => !get('cronjobs', 'gone'), 'the owned CronJob collected');
   });
 
+  it('lets many deleted ScheduledJobs go together, each once its key is removed', async () => {
+    controller = await runController(kc, db);
+    const names = ['del-a', 'del-b', 'del-c', 'del-d', 'del-e', 'del-f'];
+    for (const name of names) await create(name, { schedule: '@hourly', command: 'true' });
+    await until(() => names.every((name) => ready(name)?.status === 'True'), 'all Ready');
+    const keys = () => Object.keys(get('secrets', 'crondeck-report-tokens-0')?.data ?? {});
+    expect(keys()).toHaveLength(names.length);
+
+    // More deletions at once than the controller has workers: none of them holds a worker while the
+    // batch removing the keys gathers.
+    await Promise.all(names.map((name) => custom.deleteNamespacedCustomObject({ ...sj, name })));
+    await until(() => names.every((name) => !get('scheduledjobs', name)), 'every ScheduledJob gone');
+    expect(keys()).toEqual([]);
+    for (const name of names) expect(await findJobForResource(db.pool, NAMESPACE, name)).toBeNull();
+  });
+
   it('puts back a token key or a token Secret deleted by hand', async () => {
     controller = await runController(kc, db);
     await create('kept', { schedule: '@hourly', command: 'true' });

@@ -106,7 +106,7 @@ describe('the Dockerfile', () => {
   test('the crondeck entrypoint runs package.json bin, and carries sh, curl and a PostgreSQL client', () => {
     expect(pkg.bin.crondeck).toBe('dist/cli.js');
     const runtime = stages()[1]!.join('\n');
-    expect(runtime).toContain(`exec node /app/${pkg.bin.crondeck} "$@"`);
+    expect(runtime).toContain(`exec node --liftoff-only /app/${pkg.bin.crondeck} "$@"`);
     expect(runtime).toContain('> /usr/local/bin/crondeck');
     expect(instructions).toContain('ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/crondeck"]');
     for (const tool of ['curl', 'postgresql-client', 'tini', 'tzdata', 'ca-certificates'])

@@ -86,6 +86,8 @@ export class ScheduledJobReconciler {
    * (an event of the CronJob or Secret just created) would otherwise write the same status again.
    */
   private readonly statusWritten = new Map<string, string>();
+  /** Deleted resources (by uid) whose token key is being removed: the job they had. */
+  private readonly releasing = new Map<string, number>();
 
   constructor(private readonly deps: ScheduledJobReconcilerDeps) {}
 
@@ -173,12 +175,18 @@ export class ScheduledJobReconciler {
   }
 
   private async finalize(resource: ScheduledJob): Promise<void> {
-    const { namespace = '', name = '', finalizers = [] } = resource.metadata;
+    const { namespace = '', name = '', finalizers = [], uid = '' } = resource.metadata;
     if (!finalizers.includes(CLEANUP_FINALIZER)) return;
     const deletedId = await deleteJobForResource(this.deps.pool, namespace, name);
-    // The status names the job too: a finalize cut short after the row went still frees the key.
-    const jobId = deletedId ?? resource.status?.jobId ?? null;
-    if (jobId !== null) await this.deps.tokens.release(namespace, jobId);
+    // The status names the job too, and so does the pass that deleted the row: a finalize cut
+    // short after the row went, or waiting for its key's removal, still frees the key.
+    const jobId = deletedId ?? resource.status?.jobId ?? this.releasing.get(uid) ?? null;
+    if (jobId !== null && !this.deps.tokens.release(namespace, jobId, { namespace, name })) {
+      // The batch that removes the key reconciles this resource again; the finalizer goes then.
+      this.releasing.set(uid, jobId);
+      return;
+    }
+    this.releasing.delete(uid);
     try {
       await this.deps.cluster.patchScheduledJob(namespace, name, {
         metadata: {

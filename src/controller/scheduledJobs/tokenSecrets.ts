@@ -47,6 +47,8 @@ export class TokenSecrets {
   private readonly pending = new Map<string, PendingShard>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly writtenNotYetSeen = new Map<string, Map<string, string | null>>();
+  /** Keys (shard id, NUL, key) whose removal failed: `release` lets their jobs go without them. */
+  private readonly removalsGivenUp = new Set<string>();
 
   constructor(private readonly deps: TokenSecretsDeps) {}
 
@@ -67,14 +69,29 @@ export class TokenSecrets {
     shard.waiters.push(waiter);
   }
 
-  /** Removes a deleted job's key; resolves once that is written (a failure is logged, not thrown). */
-  release(namespace: string, jobId: number): Promise<void> {
+  /**
+   * Removes a deleted job's key. True when it is gone already (or its removal failed once, which is
+   * logged and not retried: a key left behind names a job that is no more). Otherwise its removal is
+   * asked for and `waiter` is reconciled again once the batch is written, so that no reconcile waits
+   * on a batch gathering: deletions go at the pace of the API, not one batch per worker at a time.
+   */
+  release(namespace: string, jobId: number, waiter: TokenWaiter): boolean {
     const { secretName, key } = reportTokenLocation(jobId);
-    const secret = this.deps.secrets.get(secretName, namespace);
-    if (!secret?.data || !(key in secret.data)) return Promise.resolve();
+    const id = shardId(namespace, secretName);
+    if (this.removalsGivenUp.delete(`${id}\u0000${key}`)) return true;
+    const pending = this.pending.get(id)?.changes.get(key);
+    const written = this.writtenNotYetSeen.get(id);
+    const held =
+      pending !== undefined
+        ? pending !== null
+        : written?.has(key)
+          ? written.get(key) !== null
+          : key in (this.deps.secrets.get(secretName, namespace)?.data ?? {});
+    if (!held && pending === undefined) return true;
     const shard = this.shard(namespace, secretName);
     shard.changes.set(key, null);
-    return shard.settled;
+    shard.waiters.push(waiter);
+    return false;
   }
 
   /** The watch brought this Secret (or its deletion): from now on the cache says what is in place. */
@@ -120,6 +137,8 @@ export class TokenSecrets {
         keys: shard.changes.size,
         err: error,
       });
+      for (const [key, value] of shard.changes)
+        if (value === null) this.removalsGivenUp.add(`${id}\u0000${key}`);
       for (const waiter of shard.waiters) this.deps.failed(waiter);
     } finally {
       shard.settle();

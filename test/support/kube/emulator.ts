@@ -8,7 +8,7 @@ import { rbacDecision } from './builtins/authorizer';
 import './builtins/tokens';
 import { aggregateClusterRoles } from './controllers/clusterRoleAggregation';
 import { createJobFromCronJob, fireCronJob, syncCronJob } from './controllers/cronjob';
-import { collectGarbage, mayLeaveGarbage } from './controllers/gc';
+import { GarbageCollector } from './controllers/gc';
 import { syncJob } from './controllers/job';
 import { namespaceControllerPass } from './controllers/namespace';
 import { createDefaultServiceAccount } from './controllers/serviceAccounts';
@@ -72,8 +72,8 @@ export class KubeEmulator implements ServerServices {
   private readonly storageInitializing = new StorageInitializing();
   private server?: Server;
   private inAfterWrite = false;
-  /** Set by a change that can leave garbage (controllers/gc.ts): the next write collects it. */
-  private garbageMayExist = false;
+  /** Collects what a write left (controllers/gc.ts), after the write. */
+  private readonly garbage: GarbageCollector;
   port = 0;
 
   private constructor(
@@ -83,6 +83,7 @@ export class KubeEmulator implements ServerServices {
     this.tokens.set(opts.adminToken, ADMIN);
     this.registry.add(customResourceDefinitions);
     registerBuiltins(this.registry);
+    this.garbage = new GarbageCollector(this.store, this.registry);
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.seed(this.registry.find('', 'v1', 'namespaces')!, {
         apiVersion: 'v1',
@@ -95,9 +96,6 @@ export class KubeEmulator implements ServerServices {
     }
     // The watch cache starts after bootstrap: watches from these rvs get the in-stream 410 (06 #29).
     this.store.forgetHistory();
-    this.store.subscribe((e) => {
-      if (!this.garbageMayExist) this.garbageMayExist = mayLeaveGarbage(this.store, this.registry, e);
-    });
     this.controllerHooks.push(() => aggregateClusterRoles(this.store));
   }
 
@@ -207,7 +205,8 @@ export class KubeEmulator implements ServerServices {
 
   /** Runs the garbage collector now (it also runs after every write). */
   collectGarbage(): void {
-    collectGarbage(this.store, this.registry, () => this.now());
+    this.garbage.touchEverything();
+    this.garbage.collect(() => this.now());
   }
 
   /** etcd compaction (06-watch note): old continue tokens and Exact lists expire. */
@@ -285,10 +284,7 @@ export class KubeEmulator implements ServerServices {
     this.inAfterWrite = true;
     try {
       for (let i = 0; i < 100; i++) {
-        if (this.garbageMayExist) {
-          this.garbageMayExist = false;
-          collectGarbage(this.store, this.registry, () => this.now());
-        }
+        if (this.garbage.hasWork()) this.garbage.collect(() => this.now());
         let more = false;
         for (const hook of this.controllerHooks) more = hook() || more;
         if (!namespaceControllerPass(this.store, this.registry, this.now()) && !more) break;

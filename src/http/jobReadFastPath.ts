@@ -1,0 +1,66 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pathIdSchema } from '../httpKit/validate';
+import type { JobService } from '../scheduling/jobService';
+import { bearerTokenCheck } from './auth';
+import { renderJob } from './routes/jobs';
+
+/** The only requests answered here: `GET /api/jobs/<digits>`, with or without a query string. */
+const JOB_READ = /^\/api\/jobs\/([0-9]+)(?:\?|$)/;
+
+/**
+ * `GET /api/jobs/:id`, answered in front of Express when its kept rendering is current.
+ *
+ * A dashboard polls this read, and most of its cost through Express is the stack around it (the
+ * CORS and body-parser middleware, routing, `res.send`), not the job: the rendering it answers is
+ * kept by JobService and checked against the job list's version, one shared database read for the
+ * requests that arrive together (caching/jobRenders.ts). Here the same rendering leaves with the
+ * same status and headers as through the app, in the order the app sets them.
+ *
+ * Only the plainest form is taken: an unconditional GET without a body, the path exactly as the route spells it
+ * (Express also matches other cases, a trailing slash, percent-encoded digits), a valid id and, when
+ * the API has a token, the right one. Everything else, and every failure (no such job, a database
+ * error), goes to the app untouched, which answers it as it always does: errors, 401s and CORS
+ * preflights have one implementation.
+ */
+export function jobReadFastPath(
+  jobs: JobService,
+  apiToken: string | null,
+): (req: IncomingMessage, res: ServerResponse, toApp: () => void) => void {
+  const authorized = apiToken === null ? () => true : bearerTokenCheck(apiToken);
+  return (req, res, toApp) => {
+    const plain = req.method === 'GET' && !hasBody(req) && !isConditional(req);
+    const match = plain ? JOB_READ.exec(req.url ?? '') : null;
+    const id = match ? pathIdSchema.safeParse(match[1]) : undefined;
+    if (!id?.success || !authorized(req.headers.authorization)) {
+      toApp();
+      return;
+    }
+    jobs.getRendered(id.data, renderJob).then(
+      (body) => {
+        // As cors() (any origin), the route (its content type) and res.send (the length) set them.
+        res.writeHead(200, {
+          'Access-Control-Allow-Origin': '*',
+          'Content-Type': 'application/json; charset=utf-8',
+          'Content-Length': String(body.length),
+        });
+        res.end(body);
+      },
+      // The app reads again and answers the failure (404, 503, 500) as it answers any other.
+      toApp,
+    );
+  };
+}
+
+/** As the JSON parser sees it: a request whose body could be parsed (or refused) by the app. */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * A conditional GET: res.send answers it 304 when it is fresh, and `If-None-Match: *` is fresh
+ * even without an ETag (the app sends none). The app decides these.
+ */
+function isConditional(req: IncomingMessage): boolean {
+  return req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined;
+}

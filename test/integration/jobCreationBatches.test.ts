@@ -1,0 +1,115 @@
+import type { Job, JobInput } from '../../src/domain/job';
+import { jobInputSchema } from '../../src/domain/job';
+import type { Runtime } from '../../src/runtime/runtime';
+import { RuntimeRefusedError } from '../../src/runtime/runtimeRefused';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * Creations made together are written together (JobService's group commit). Whatever batch a
+ * creation falls into, it gets its own outcome: its own job, a conflict when its name is taken, the
+ * runtime's refusal when the runtime refuses it, and nothing else of the batch fails with it.
+ */
+
+/** A runtime that refuses the jobs whose names are listed, and remembers every job it was told of. */
+function refusingNames(refused: Set<string>, told: Job[]) {
+  return (inner: Runtime): Runtime => ({
+    start: () => inner.start(),
+    stop: () => inner.stop(),
+    jobSaved: async (job) => {
+      if (refused.has(job.name)) throw new RuntimeRefusedError(`the cluster refused "${job.name}"`);
+      told.push(job);
+      await inner.jobSaved(job);
+    },
+    jobDeleted: (id) => inner.jobDeleted(id),
+    runNow: (job) => inner.runNow(job),
+    schedulerChanged: (state) => inner.schedulerChanged(state),
+    suspensionChanged: (job) => inner.suspensionChanged(job),
+    backfill: (job, backfill) => inner.backfill(job, backfill),
+  });
+}
+
+const input = (name: string, command = `echo ${name}`): JobInput =>
+  jobInputSchema.parse({ name, schedule: '0 * * * *', command });
+
+describe('creating jobs together', () => {
+  const refused = new Set<string>();
+  const told: Job[] = [];
+  let service: TestService;
+  const storedNames = async () =>
+    (await service.db.pool.query<{ name: string }>('SELECT name FROM jobs ORDER BY name')).rows.map(
+      (row) => row.name,
+    );
+
+  beforeAll(async () => {
+    service = await startTestService({ wrapRuntime: refusingNames(refused, told) });
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+  beforeEach(async () => {
+    refused.clear();
+    told.length = 0;
+    await service.db.pool.query('DELETE FROM jobs');
+  });
+
+  it('gives each creation its own job, and a conflict to every creation of a name but the first', async () => {
+    await service.jobs.create(input('taken-before'));
+    const names = [
+      ...Array.from({ length: 20 }, (_, i) => `job-${String(i).padStart(2, '0')}`),
+      'twice',
+      'twice',
+      'taken-before',
+    ];
+    // Submitted in one go: the first is written alone, the others wait and go together.
+    const outcomes = await Promise.allSettled(
+      names.map((name, i) => service.jobs.create(input(name, `echo ${i}`))),
+    );
+
+    const rows = (
+      await service.db.pool.query<{ id: number; name: string; command: string }>(
+        'SELECT id, name, command FROM jobs',
+      )
+    ).rows;
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    outcomes.slice(0, 21).forEach((outcome, i) => {
+      expect(outcome.status).toBe('fulfilled');
+      const job = (outcome as PromiseFulfilledResult<Job>).value;
+      expect(job).toMatchObject({ name: names[i], command: `echo ${i}`, id: byName.get(names[i]!)!.id });
+    });
+    for (const outcome of outcomes.slice(21)) {
+      expect(outcome.status).toBe('rejected');
+    }
+    expect((outcomes[21] as PromiseRejectedResult).reason.message).toBe('a job named "twice" already exists');
+    expect((outcomes[22] as PromiseRejectedResult).reason.message).toBe(
+      'a job named "taken-before" already exists',
+    );
+    expect(byName.get('twice')!.command).toBe('echo 20');
+    expect(rows).toHaveLength(22);
+    // The runtime heard of each job created, once.
+    expect(told.map((job) => job.name).sort()).toEqual([...byName.keys()].sort());
+  });
+
+  it('fails only the creation that the runtime refuses, and stores none of it', async () => {
+    refused.add('refused');
+    const names = ['first', 'a', 'refused', 'b', 'c'];
+    const outcomes = await Promise.allSettled(names.map((name) => service.jobs.create(input(name))));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(RuntimeRefusedError);
+    expect(await storedNames()).toEqual(['a', 'b', 'c', 'first']);
+  });
+
+  it('answers each over HTTP as a single creation is answered', async () => {
+    const bodies = ['one', 'two', 'two'].map((name) => ({ name, schedule: '@daily', command: 'true' }));
+    const answers = await Promise.all(bodies.map((body) => service.request('POST', '/api/jobs', body)));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 409]);
+    expect(answers[2]!.body).toEqual({ error: 'a job named "two" already exists' });
+    expect(answers[0]!.body).toMatchObject({ name: 'one', enabled: true, running: null });
+    expect(await storedNames()).toEqual(['one', 'two']);
+  });
+});
