@@ -16,7 +16,7 @@ import { retryWhileUnavailable } from '../../store/transient';
 import type { Runtime } from '../runtime';
 import { AbandonedRuns } from './abandonedRuns';
 import { BackfillRuns, type StartedRun } from './backfillRuns';
-import { slotsToCatchUpOnTakeover } from './catchUp';
+import { slotsToCatchUpNow } from '../../scheduling/catchUpSlots';
 import type { Leadership } from './leadership';
 import type { LocalRuntimeStore } from './localRuntimeStore';
 import { ProcessPresence } from './processPresence';
@@ -373,12 +373,11 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
    */
   private async catchUpAfterGap(): Promise<void> {
     if (isPausedAt(this.state, this.options.clock.now())) return;
-    const chosen = await slotsToCatchUpOnTakeover(
-      this.options.store,
-      [...this.entries.values()].map((entry) => entry.job),
-      this.options.clock.now(),
-      this.options.defaultTimeZone,
-    );
+    const chosen = await slotsToCatchUpNow(this.options.store.slots, {
+      jobs: [...this.entries.values()].map((entry) => entry.job),
+      now: this.options.clock.now(),
+      defaultTimeZone: this.options.defaultTimeZone,
+    });
     const begun: Promise<void>[] = [];
     for (const [jobId, slots] of chosen) {
       this.options.logger.info('catching up missed slots', { jobId, count: slots.length });

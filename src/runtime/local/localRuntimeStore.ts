@@ -23,15 +23,9 @@ import {
   backfilledSlots,
   finishBackfill,
   listUnfinishedBackfills,
-  loadJudgedOutcomes,
-  loadSlotEvidence,
   markBackfillStarted,
-  type RangeEvidence,
-  readCursors,
-  type SlotCursor,
-  type SlotRange,
 } from '../../store/slots';
-import type { SlotOutcome } from '../../domain/slots';
+import { type LedgerReads, ledgerReadsOf } from '../../scheduling/catchUpSlots';
 
 /** What the local runtime reads and writes in the database besides executions. */
 export interface LocalRuntimeStore {
@@ -56,11 +50,7 @@ export interface LocalRuntimeStore {
   /** Every attempt in progress, with its owner. */
   listRunningAttempts(): Promise<RunningAttemptOwnership[]>;
   /** What the slot ledger knows of some jobs (catch-up looks for the slots nothing ran for). */
-  slots: {
-    readCursors(jobIds: number[]): Promise<Map<number, SlotCursor>>;
-    loadEvidence(ranges: SlotRange[]): Promise<RangeEvidence>;
-    loadJudgedOutcomes(ranges: SlotRange[]): Promise<Map<number, Map<number, SlotOutcome>>>;
-  };
+  slots: LedgerReads;
   backfills: {
     listUnfinished(): Promise<Backfill[]>;
     markStarted(id: number, started: number): Promise<void>;
@@ -85,11 +75,7 @@ export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
     listProcesses: (timeoutMs) => listProcesses(pool, timeoutMs),
     forgetProcesses: (ids) => forgetProcesses(pool, ids),
     listRunningAttempts: () => listRunningAttempts(pool),
-    slots: {
-      readCursors: (jobIds) => readCursors(pool, jobIds),
-      loadEvidence: (ranges) => loadSlotEvidence(pool, ranges),
-      loadJudgedOutcomes: (ranges) => loadJudgedOutcomes(pool, ranges),
-    },
+    slots: ledgerReadsOf(pool),
     backfills: {
       listUnfinished: () => listUnfinishedBackfills(pool),
       markStarted: (id, started) => markBackfillStarted(pool, id, started),
