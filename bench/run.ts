@@ -37,7 +37,7 @@ import {
   WORK_DIR,
 } from './harness';
 
-const KNOWN_SCENARIOS = ['scheduler', 'mailbox', 'alerts', 'operator', 'memory'];
+const KNOWN_SCENARIOS = ['scheduler', 'mailbox', 'alerts', 'operator', 'memory', 'slots'];
 const BENCHMARKS_FILE = join(REPO_ROOT, 'BENCHMARKS.md');
 
 interface ScenarioOutcome {
