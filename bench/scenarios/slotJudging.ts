@@ -34,6 +34,12 @@ export interface JudgingSettings {
   reportJobs: number;
 }
 
+/** From `from` to `to`, epoch milliseconds. */
+interface Interval {
+  from: number;
+  to: number;
+}
+
 /** One pass of the judge, as the local runtime ran it. */
 interface JudgePass {
   startedAt: number;
@@ -53,12 +59,19 @@ export interface MinuteJudged {
 }
 
 export interface RecordingWhileJudging {
-  /** Reports recorded in the windows around the judgings, per second of those windows. */
+  /** The same reports on the same service before its minutely jobs existed: no judging, no fires. */
+  baselinePerSecond: number;
+  baselineSeconds: number;
+  /** The same, reports of runs by hand (no slot: no slot lock, no slot trigger work). */
+  baselineWithoutSlotPerSecond: number;
+  /** Reports recorded in the windows around the judgements, per second of those windows. */
   windowPerSecond: number;
   windowSeconds: number;
   /** Reports recorded while a pass that wrote slots was running, per second of those passes. */
   duringPassesPerSecond: number;
   duringPassesSeconds: number;
+  /** The rest of the windows. */
+  outsidePassesPerSecond: number;
   recorded: number;
   failed: number;
 }
@@ -80,6 +93,7 @@ export interface JudgingResult {
 }
 
 const POLL_INTERVAL_MS = 250;
+const BASELINE_SECONDS = 5;
 
 /**
  * Creates the jobs, waits for the first whole minute after, and measures `minutes` slots: when each
@@ -116,6 +130,23 @@ export async function measureJudging(ctx: BenchContext, settings: JudgingSetting
   let stopped = false;
   try {
     await database.connect();
+    const reportJobs: Job[] = [];
+    for (let i = 0; i < settings.reportJobs; i++) {
+      reportJobs.push(
+        await service.jobs.create(
+          jobInputSchema.parse({ name: `reported-${i}`, schedule: '@yearly', command: 'true' }),
+        ),
+      );
+    }
+    const reports = new ReportsInFlight(
+      new ReportIngest(service.recorder),
+      reportJobs,
+      settings.reportsInFlight,
+    );
+    console.log(`  ${settings.reportsInFlight} reports in flight, before the minutely jobs exist`);
+    const baselineWithoutSlot = await reports.measureFor(BASELINE_SECONDS, false);
+    const baseline = await reports.measureFor(BASELINE_SECONDS, true);
+
     console.log(`  creating ${settings.jobs} jobs firing every minute (grace ${settings.graceSeconds} s)`);
     await createInParallel(settings.jobs, 8, (i) =>
       service.jobs.create(
@@ -127,14 +158,6 @@ export async function measureJudging(ctx: BenchContext, settings: JudgingSetting
         }),
       ),
     );
-    const reportJobs: Job[] = [];
-    for (let i = 0; i < settings.reportJobs; i++) {
-      reportJobs.push(
-        await service.jobs.create(
-          jobInputSchema.parse({ name: `reported-${i}`, schedule: '@yearly', command: 'true' }),
-        ),
-      );
-    }
     // The first minute that every job has from its creation on.
     const firstSlot = Math.ceil((Date.now() + 2000) / 60_000) * 60_000;
     const slots = Array.from({ length: settings.minutes }, (_, i) => firstSlot + i * 60_000);
@@ -148,12 +171,7 @@ export async function measureJudging(ctx: BenchContext, settings: JudgingSetting
       slots.map((s) => [s, { count: 0, lags: [] }]),
     );
     const complete = () => [...seen.values()].every((each) => each.count >= settings.jobs);
-    const reports = new ReportsInFlight(
-      new ReportIngest(service.recorder),
-      reportJobs,
-      settings.reportsInFlight,
-    );
-    const windows: { from: number; to: number }[] = slots.map((s) => ({
+    const windows: Interval[] = slots.map((s) => ({
       from: s + graceMs - 4000,
       to: s + graceMs + 12_000,
     }));
@@ -221,7 +239,10 @@ export async function measureJudging(ctx: BenchContext, settings: JudgingSetting
         medianWritingMs: percentile(writingMs, 0.5),
       },
       writes,
-      recording: reports.summarise(windows, writing),
+      recording: {
+        ...reports.summarise(baseline, windows, writing),
+        baselineWithoutSlotPerSecond: reports.rateIn(baselineWithoutSlot),
+      },
       pollIntervalMs: POLL_INTERVAL_MS,
     };
   } finally {
@@ -298,6 +319,29 @@ class ReportsInFlight {
     private readonly width: number,
   ) {}
 
+  /** Whether the reports name a slot (a scheduled run's) or not (a run by hand). */
+  withSlot = true;
+
+  /** Reports for `seconds` after a second's warm-up; the interval measured. */
+  async measureFor(seconds: number, withSlot: boolean): Promise<Interval> {
+    this.withSlot = withSlot;
+    this.start();
+    await sleep(1000);
+    const from = Date.now();
+    await sleep(seconds * 1000);
+    const measured = { from, to: Date.now() };
+    await this.stopAndDrain();
+    this.withSlot = true;
+    return measured;
+  }
+
+  rateIn(interval: Interval): number {
+    return (
+      this.recordedAt.filter((t) => t >= interval.from && t < interval.to).length /
+      ((interval.to - interval.from) / 1000)
+    );
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -323,8 +367,9 @@ class ReportsInFlight {
       .record(job.id, {
         ...{ runUid: uid, podUid: uid, attempt: 0, final: true },
         ...{ status: 'success', exitCode: 0, stdout: 'ok\n', stderr: '', startedAt: now, finishedAt: now },
-        scheduledAt: new Date(Date.UTC(now.getUTCFullYear(), 0, 1)),
-        trigger: 'schedule',
+        ...(this.withSlot
+          ? { scheduledAt: new Date(Date.UTC(now.getUTCFullYear(), 0, 1)), trigger: 'schedule' as const }
+          : {}),
       })
       .then(
         () => {
@@ -342,17 +387,34 @@ class ReportsInFlight {
     this.pending.add(recording);
   }
 
-  summarise(windows: { from: number; to: number }[], passes: JudgePass[]): RecordingWhileJudging {
+  summarise(
+    baseline: Interval,
+    windows: Interval[],
+    writingPasses: JudgePass[],
+  ): Omit<RecordingWhileJudging, 'baselineWithoutSlotPerSecond'> {
     const within = (from: number, to: number) => this.recordedAt.filter((t) => t >= from && t < to).length;
-    const windowSeconds = windows.reduce((sum, w) => sum + (w.to - w.from) / 1000, 0);
-    const windowRecorded = windows.reduce((sum, w) => sum + within(w.from, w.to), 0);
-    const duringPassesSeconds = passes.reduce((sum, p) => sum + (p.endedAt - p.startedAt) / 1000, 0);
-    const duringPasses = passes.reduce((sum, p) => sum + within(p.startedAt, p.endedAt), 0);
+    const seconds = (intervals: Interval[]) => intervals.reduce((sum, i) => sum + (i.to - i.from) / 1000, 0);
+    const recorded = (intervals: Interval[]) => intervals.reduce((sum, i) => sum + within(i.from, i.to), 0);
+    // The passes, clipped to the windows (a pass outside them had no reports to slow down).
+    const passes = writingPasses.flatMap((pass) =>
+      windows.flatMap((w) => {
+        const from = Math.max(w.from, pass.startedAt);
+        const to = Math.min(w.to, pass.endedAt);
+        return to > from ? [{ from, to }] : [];
+      }),
+    );
+    const windowSeconds = seconds(windows);
+    const windowRecorded = recorded(windows);
+    const duringPassesSeconds = seconds(passes);
+    const duringPasses = recorded(passes);
     return {
+      baselinePerSecond: recorded([baseline]) / seconds([baseline]),
+      baselineSeconds: seconds([baseline]),
       windowPerSecond: windowRecorded / windowSeconds,
       windowSeconds,
       duringPassesPerSecond: duringPassesSeconds > 0 ? duringPasses / duringPassesSeconds : NaN,
       duringPassesSeconds,
+      outsidePassesPerSecond: (windowRecorded - duringPasses) / (windowSeconds - duringPassesSeconds),
       recorded: this.recordedAt.length,
       failed: this.failed,
     };

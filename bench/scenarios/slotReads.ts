@@ -3,7 +3,8 @@
  * written straight into the slots table, read through the bench's service process with autocannon.
  * Used by bench/scenarios/slots.ts.
  */
-import { type BenchContext, formatNumber } from '../harness';
+import { Client } from 'pg';
+import { type BenchContext, compareWithCeilings, formatNumber } from '../harness';
 
 /** One slot every 5 s back from an hour ago: 1,000,000 of them reach 58 days back, inside the retention. */
 const SLOT_SPACING_SECONDS = 5;
@@ -16,9 +17,27 @@ export interface SlotRead {
   p99Ms: number;
   non2xx: number;
   items: number;
+  bodyBytes: number;
+  /** The same bytes from a minimal Express route and a bare node:http server, in the same run. */
+  express: { requestsPerSec: number; p99Ms: number };
+  http: { requestsPerSec: number; p99Ms: number };
+  /** The service's statement alone, prepared with a generic plan as the service runs it. */
+  sql: { p50Ms: number; p99Ms: number };
 }
 
-export async function measureSlotReads(ctx: BenchContext, slots: number): Promise<SlotRead[]> {
+export interface SlotReads {
+  reads: SlotRead[];
+  /** EXPLAIN ANALYZE of the newest 1000, with a generic plan as the service's prepared statement. */
+  plan: string;
+}
+
+/** store/slots.ts listSlots' statement, as the service prepares it. */
+const LIST_SQL = `SELECT scheduled_at, outcome, execution_ids, started_at, delay_ms, reason FROM slots
+  WHERE job_id = $1 AND scheduled_at >= coalesce($2, '-infinity'::timestamptz)
+    AND scheduled_at <= coalesce($3, 'infinity'::timestamptz)
+  ORDER BY scheduled_at DESC LIMIT $4`;
+
+export async function measureSlotReads(ctx: BenchContext, slots: number): Promise<SlotReads> {
   const created = await fetch(`${ctx.serviceUrl}/api/jobs`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -61,16 +80,18 @@ export async function measureSlotReads(ctx: BenchContext, slots: number): Promis
     )
   )[0]!.at;
   const targets = [
-    { label: 'newest 100 (the default)', path: `/api/jobs/${jobId}/slots`, items: 100 },
+    { label: 'newest 100 (the default)', path: `/api/jobs/${jobId}/slots`, items: 100, to: null },
     {
       label: 'newest 1000 (the most a request may ask)',
       path: `/api/jobs/${jobId}/slots?limit=1000`,
       items: 1000,
+      to: null,
     },
     {
       label: `25 before the middle (\`to\` = slot ${formatNumber(Math.floor(slots / 2))})`,
       path: `/api/jobs/${jobId}/slots?to=${encodeURIComponent(middle.toISOString())}&limit=25`,
       items: 25,
+      to: middle,
     },
   ];
   const reads: SlotRead[] = [];
@@ -82,9 +103,44 @@ export async function measureSlotReads(ctx: BenchContext, slots: number): Promis
         `GET ${target.path} answered ${sample.status} with ${body.length} items, expected ${target.items}`,
       );
     }
-    console.log(`  GET ${target.path}`);
-    const load = await ctx.load({ path: target.path });
-    reads.push({ label: target.label, path: target.path, ...load, items: target.items });
+    const compared = await compareWithCeilings(ctx, `GET ${target.path}`, { path: target.path });
+    const sql = await ctx.timeSql(
+      LIST_SQL,
+      [jobId, null, target.to, target.items],
+      { iterations: 500 },
+      'bench_list_slots',
+    );
+    reads.push({
+      label: target.label,
+      path: target.path,
+      items: target.items,
+      requestsPerSec: compared.service.requestsPerSec,
+      p50Ms: compared.service.p50Ms,
+      p99Ms: compared.service.p99Ms,
+      non2xx: compared.service.non2xx,
+      bodyBytes: compared.bodyBytes,
+      express: { requestsPerSec: compared.express.requestsPerSec, p99Ms: compared.express.p99Ms },
+      http: { requestsPerSec: compared.http.requestsPerSec, p99Ms: compared.http.p99Ms },
+      sql,
+    });
   }
-  return reads;
+  return { reads, plan: await genericPlanOf(ctx.databaseUrl, jobId) };
+}
+
+/** EXPLAIN ANALYZE of the newest 1000 as the service runs it: prepared, with a generic plan. */
+async function genericPlanOf(databaseUrl: string, jobId: number): Promise<string> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    await client.query(
+      `PREPARE bench_list_slots (integer, timestamptz, timestamptz, integer) AS ${LIST_SQL}`,
+    );
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE bench_list_slots (${Math.trunc(jobId)}, NULL, NULL, 1000)`,
+    );
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  } finally {
+    await client.end();
+  }
 }
