@@ -8,8 +8,7 @@
  * `npm run bench -- slots`. Every table goes to docs/benchmarks/slots.md; BENCHMARKS.md gets the
  * bars. BENCH_SLOT_MINUTES (default 3) sets how many minutes' slots are measured.
  */
-import { execFileSync } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { loadavg, uptime } from 'node:os';
 import { type BenchContext, formatNumber, markdownTable } from '../harness';
 import { type JudgingResult, measureJudging } from './slotJudging';
 import { measureSlotReads, type SlotRead, type SlotReads } from './slotReads';
@@ -295,13 +294,12 @@ function readsSection({ reads, plan }: SlotReads): string {
   ].join('\n');
 }
 
-/** `uptime`'s line (load averages), or the same from os.loadavg() where uptime is missing. */
+/** What `uptime` says, from the same source (/proc through node:os): the time and the load averages. */
 function machineLoad(): string {
-  try {
-    return execFileSync('uptime').toString().trim();
-  } catch {
-    return `load average: ${loadavg()
-      .map((n) => n.toFixed(2))
-      .join(', ')}`;
-  }
+  const [one, five, fifteen] = loadavg().map((n) => n.toFixed(2));
+  const upMinutes = Math.floor(uptime() / 60);
+  return (
+    `${new Date().toISOString().slice(11, 19)} up ${Math.floor(upMinutes / 60)}:${String(upMinutes % 60).padStart(2, '0')}, ` +
+    `load average: ${one}, ${five}, ${fifteen}`
+  );
 }
