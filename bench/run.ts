@@ -37,7 +37,7 @@ import {
 } from './harness';
 import { describeShippedStart, startShippedService } from './shippedStart';
 
-const KNOWN_SCENARIOS = ['scheduler', 'creates', 'mailbox', 'alerts', 'operator', 'memory'];
+const KNOWN_SCENARIOS = ['scheduler', 'creates', 'mailbox', 'alerts', 'operator', 'memory', 'slots'];
 const BENCHMARKS_FILE = join(REPO_ROOT, 'BENCHMARKS.md');
 
 interface ScenarioOutcome {
