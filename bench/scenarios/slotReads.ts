@@ -5,6 +5,7 @@
  */
 import { Client } from 'pg';
 import { type BenchContext, compareWithCeilings, formatNumber } from '../harness';
+import { LIST_SLOTS_JSON_SQL } from '../../src/store/slots';
 
 /** One slot every 5 s back from an hour ago: 1,000,000 of them reach 58 days back, inside the retention. */
 const SLOT_SPACING_SECONDS = 5;
@@ -31,11 +32,8 @@ export interface SlotReads {
   plan: string;
 }
 
-/** store/slots.ts listSlots' statement, as the service prepares it. */
-const LIST_SQL = `SELECT scheduled_at, outcome, execution_ids, started_at, delay_ms, reason FROM slots
-  WHERE job_id = $1 AND scheduled_at >= coalesce($2, '-infinity'::timestamptz)
-    AND scheduled_at <= coalesce($3, 'infinity'::timestamptz)
-  ORDER BY scheduled_at DESC LIMIT $4`;
+/** The service's statement (store/slots.ts), which renders the page's JSON too. */
+const LIST_SQL = LIST_SLOTS_JSON_SQL;
 
 export async function measureSlotReads(ctx: BenchContext, slots: number): Promise<SlotReads> {
   const created = await fetch(`${ctx.serviceUrl}/api/jobs`, {

@@ -12,9 +12,8 @@ import {
   claimSlot,
   finishBackfill,
   insertBackfill,
-  listSlots,
+  listSlotsJson,
   listUnfinishedBackfills,
-  type SlotEntry,
 } from '../store/slots';
 
 /** The slot ledger's use cases: its history, claims on slots, backfills (docs/slots.md). */
@@ -26,13 +25,14 @@ export class SlotService {
     private readonly defaultTimeZone: string,
   ) {}
 
-  /** A job's judged slots in [from, to], newest first. */
-  async list(
+  /** A job's judged slots in [from, to], newest first, as the JSON the API answers (`listSlotsJson`). */
+  async listJson(
     jobId: number,
     range: { from: Date | null; to: Date | null; limit: number },
-  ): Promise<SlotEntry[]> {
-    await this.require(jobId);
-    return listSlots(this.pool, jobId, range);
+  ): Promise<string> {
+    const body = await listSlotsJson(this.pool, jobId, range);
+    if (body === null) throw notFound(`job ${jobId} not found`);
+    return body;
   }
 
   /**

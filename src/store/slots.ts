@@ -418,47 +418,39 @@ export async function moveCursors(db: Queryable, moves: CursorMove[]): Promise<v
   }
 }
 
-/** A slot as `GET /api/jobs/:id/slots` lists it. */
-export interface SlotEntry {
-  scheduledAt: Date;
-  outcome: SlotOutcome;
-  executionIds: number[];
-  startedAt: Date | null;
-  delayMs: number | null;
-  reason: string | null;
-}
+/** An instant as JSON writes a Date (`toISOString`), rendered by the server. */
+const ISO_INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
-/** A job's judged slots within [from, to], newest first: a backward scan of the primary key. */
-export async function listSlots(
+/** The statement of `listSlotsJson` (the bench times it alone). */
+export const LIST_SLOTS_JSON_SQL = `SELECT '[' || coalesce((
+       SELECT string_agg(row_to_json(page)::text, ',' ORDER BY page."scheduledAt" DESC)
+       FROM (SELECT to_char(scheduled_at AT TIME ZONE 'UTC', ${ISO_INSTANT}) AS "scheduledAt",
+                    outcome AS "outcome", execution_ids AS "executionIds",
+                    to_char(started_at AT TIME ZONE 'UTC', ${ISO_INSTANT}) AS "startedAt",
+                    delay_ms AS "delayMs", reason AS "reason"
+             FROM slots
+             WHERE job_id = $1 AND scheduled_at >= coalesce($2, '-infinity'::timestamptz)
+               AND scheduled_at <= coalesce($3, 'infinity'::timestamptz)
+             ORDER BY scheduled_at DESC LIMIT $4) AS page
+     ), '') || ']' AS body
+   FROM jobs WHERE id = $1`;
+
+/**
+ * A job's judged slots within [from, to], newest first (a backward scan of the primary key), as
+ * the JSON array `GET /api/jobs/:id/slots` answers: `scheduledAt`, `outcome`, `executionIds`,
+ * `startedAt`, `delayMs`, `reason`, in that order, compact, instants as `Date.toJSON` writes them.
+ * The server renders it: a page of a thousand slots parsed into rows and dates and written out
+ * again cost the service ten times the statement. Null when the job does not exist.
+ */
+export async function listSlotsJson(
   db: Queryable,
   jobId: number,
   range: { from: Date | null; to: Date | null; limit: number },
-): Promise<SlotEntry[]> {
-  const { rows } = await db.query<{
-    scheduled_at: Date;
-    outcome: SlotOutcome;
-    execution_ids: string[];
-    started_at: Date | null;
-    delay_ms: string | null;
-    reason: string | null;
-  }>(
-    prepared(
-      'list_slots',
-      `SELECT scheduled_at, outcome, execution_ids, started_at, delay_ms, reason FROM slots
-       WHERE job_id = $1 AND scheduled_at >= coalesce($2, '-infinity'::timestamptz)
-         AND scheduled_at <= coalesce($3, 'infinity'::timestamptz)
-       ORDER BY scheduled_at DESC LIMIT $4`,
-      [jobId, range.from, range.to, range.limit],
-    ),
+): Promise<string | null> {
+  const { rows } = await db.query<{ body: string }>(
+    prepared('list_slots_json', LIST_SLOTS_JSON_SQL, [jobId, range.from, range.to, range.limit]),
   );
-  return rows.map((row) => ({
-    scheduledAt: row.scheduled_at,
-    outcome: row.outcome,
-    executionIds: row.execution_ids.map(Number),
-    startedAt: row.started_at,
-    delayMs: row.delay_ms === null ? null : Number(row.delay_ms),
-    reason: row.reason,
-  }));
+  return rows[0]?.body ?? null;
 }
 
 /** The answer to a claim on a slot (the claim contract of docs/slots.md). */

@@ -79,6 +79,13 @@ describe('the slot ledger on the local runtime', () => {
         reason: null,
       },
     ]);
+    // The database renders the list: byte for byte what res.json would write, fields in order.
+    const listed = await service.request('GET', `/api/jobs/${job.id}/slots`);
+    expect(listed.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(listed.text).toBe(
+      `[{"scheduledAt":"2026-06-01T10:01:00.000Z","outcome":"ran","executionIds":[${execution.id}],` +
+        `"startedAt":"2026-06-01T10:01:00.000Z","delayMs":0,"reason":null}]`,
+    );
     expect((await service.request('GET', `/api/jobs/${job.id}`)).body.lastSlot).toEqual({
       scheduledAt: '2026-06-01T10:01:00.000Z',
       outcome: 'ran',

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { backfillRequestSchema, slotClaimSchema } from '../../domain/slots';
 import type { Logger } from '../../logging/logger';
 import type { SlotService } from '../../scheduling/slotService';
-import type { SlotEntry } from '../../store/slots';
 import { singleQueryValue } from '../../httpKit/queryParams';
 import { parseOrThrow, parsePathId } from '../../httpKit/validate';
 import { requireJobToken } from '../jobTokenAuth';
@@ -35,17 +34,6 @@ const listQuerySchema = z
     error: 'must not be after to',
   });
 
-function slotToJson(slot: SlotEntry) {
-  return {
-    scheduledAt: slot.scheduledAt,
-    outcome: slot.outcome,
-    executionIds: slot.executionIds,
-    startedAt: slot.startedAt,
-    delayMs: slot.delayMs,
-    reason: slot.reason,
-  };
-}
-
 /**
  * `GET /api/jobs/:id/slots` (the job's judged slots, newest first) and `POST /api/jobs/:id/backfill`
  * (202 with the number of slots it runs), behind the API token like the rest of `/api`.
@@ -56,8 +44,8 @@ export function slotsRouter(slots: SlotService): Router {
   router.get('/slots', async (req, res) => {
     const jobId = parsePathId(req.params);
     const { from, to, limit } = parseOrThrow(listQuerySchema, req.query);
-    const listed = await slots.list(jobId, { from: from ?? null, to: to ?? null, limit });
-    res.json(listed.map(slotToJson));
+    const body = await slots.listJson(jobId, { from: from ?? null, to: to ?? null, limit });
+    res.type('json').send(body);
   });
 
   router.post('/backfill', async (req, res) => {
