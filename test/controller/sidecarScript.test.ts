@@ -7,9 +7,14 @@ import { shellQuote } from '../../src/runner/shellQuote';
 import { SUPERVISE_FILES } from '../../src/runner/superviseFiles';
 
 /** Polls for a file: the script is driven by files, so the test waits for them, without timing asserts. */
+/**
+ * The file's content once it is whole: the script's `echo … > file` creates the file before it
+ * writes the line, so a file that exists may still be empty (the runner polls for a pid the same way).
+ */
 async function waitForFile(path: string): Promise<string> {
   for (let i = 0; i < 400; i++) {
-    if (existsSync(path)) return readFileSync(path, 'utf8');
+    const content = existsSync(path) ? readFileSync(path, 'utf8') : '';
+    if (content.endsWith('\n')) return content;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${path} never appeared`);
