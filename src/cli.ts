@@ -11,8 +11,6 @@ import { SUPERVISE_DIR } from './runner/superviseFiles';
 import { supervise } from './runner/supervisor';
 import { connectToServer } from './store/database';
 import { createLogger } from './logging/logger';
-import { startService } from './service';
-import { openDatabase } from './store/open';
 
 /**
  * The parts that talk to a cluster load @kubernetes/client-node, whose generated API costs some
@@ -22,6 +20,15 @@ import { openDatabase } from './store/open';
 const clusterParts = () => ({
   ...(require('./controller/runtime/kubeConfig') as typeof import('./controller/runtime/kubeConfig')),
   ...(require('./controller/startController') as typeof import('./controller/startController')),
+});
+
+/**
+ * The service itself (its HTTP API, dashboard, mailbox and the embedded database's module): only
+ * `serve` loads it. The controller, which never serves them, held some 15 MB more with them.
+ */
+const serviceParts = () => ({
+  ...(require('./service') as typeof import('./service')),
+  ...(require('./store/open') as typeof import('./store/open')),
 });
 
 const SERVE_USAGE = `usage: crondeck serve [--config jobs.yaml] [--port N] [--host ADDR] [--insecure]
@@ -84,6 +91,7 @@ async function serve(args: string[]): Promise<void> {
   assertSafeListenAddress(env.host, env.apiToken, values.insecure ?? false);
   // Read the config file before opening anything: a bad entry must not start half a service.
   const declaredJobs = values.config ? await readJobsFile(values.config) : [];
+  const { openDatabase, startService } = serviceParts();
   const db = await openDatabase(env, logger);
   const kubeConfig = env.runtime === 'kubernetes' ? clusterParts().loadKubeConfig() : undefined;
   const service = await startService({ env, db, logger, declaredJobs, kubeConfig });

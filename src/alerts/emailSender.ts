@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { SmtpSettings } from '../config/environment';
 import type { DeliveryOutcome } from './deliveryOutcome';
 import type { EmailContent } from './formats/email';
@@ -33,6 +33,9 @@ export class EmailSender {
 
   constructor(private readonly options: EmailSenderOptions) {
     const { smtp } = options;
+    // Loaded here, not at start: only a service with SMTP settings makes a sender, and nodemailer
+    // costs some 5 MB of resident memory to one that sends no e-mail.
+    const nodemailer = require('nodemailer') as typeof import('nodemailer');
     this.transport = nodemailer.createTransport({
       pool: true,
       maxConnections: 3,

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ALERT_POLICY_KEY, alertConfigFromShortcuts } from '../alerts/shortcuts';
 import { jobInputSchema, type JobInput } from '../domain/job';
@@ -47,7 +46,10 @@ const ALERT_SHORTCUT_KEYS = [
 export function parseJobsFile(text: string, fileName: string): DeclaredJob[] {
   let document: unknown;
   try {
-    document = fileName.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    // yaml is loaded with the first YAML file: a service started without one never needs it.
+    document = fileName.endsWith('.json')
+      ? JSON.parse(text)
+      : (require('yaml') as typeof import('yaml')).parse(text);
   } catch (error) {
     throw new Error(
       `${fileName}: not valid ${fileName.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`,

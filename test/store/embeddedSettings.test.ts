@@ -24,7 +24,7 @@ describe('embedded database settings', () => {
     const db = await startEmbeddedDatabase({ dataDir });
     try {
       expect(await settingsOf(db)).toEqual(EMBEDDED_POSTGRES_SETTINGS);
-      expect(EMBEDDED_POSTGRES_SETTINGS.shared_buffers).toBe('16MB');
+      expect(EMBEDDED_POSTGRES_SETTINGS.shared_buffers).toBe('8MB');
       const { rows } = await db.pool.query<{ n: number }>('SELECT 1 + 1 AS n');
       expect(rows).toEqual([{ n: 2 }]);
     } finally {

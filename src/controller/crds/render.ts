@@ -1,4 +1,3 @@
-import { stringify } from 'yaml';
 import { type CrdManifest, crondeckCrds } from './definitions';
 
 const HEADER =
@@ -22,6 +21,9 @@ function crdFileName(crd: CrdManifest): string {
 
 /** YAML as prettier writes it (2 spaces, no line folding), so `prettier --check` passes on it. */
 function renderYaml(object: object): string {
+  // Loaded when manifests are rendered: the service and the controller, which never render them, do
+  // not carry yaml.
+  const { stringify } = require('yaml') as typeof import('yaml');
   return HEADER + stringify(object, { indent: 2, lineWidth: 0, indentSeq: true, singleQuote: true });
 }
 
