@@ -20,12 +20,9 @@ import { Pool } from 'pg';
 import type { RunnableJob } from '../../src/runner/attemptLoop';
 import type { CommandResult } from '../../src/runner/runCommand';
 import { type BenchContext, formatNumber, fromBuild, markdownTable, percentile, sleep } from '../harness';
+import { startInProcessService } from '../inProcessService';
 
-const { readEnvironment } = fromBuild<typeof import('../../src/config/environment')>('config/environment');
 const { parseJobsFile } = fromBuild<typeof import('../../src/config/jobsFile')>('config/jobsFile');
-const { createLogger } = fromBuild<typeof import('../../src/logging/logger')>('logging/logger');
-const { startService } = fromBuild<typeof import('../../src/service')>('service');
-const { connectToServer } = fromBuild<typeof import('../../src/store/database')>('store/database');
 
 const JOBS = 1_000;
 const PREFIX = 'bench-alert-';
@@ -133,15 +130,7 @@ async function runRound(ctx: Target, receiver: Receiver, kind: RoundKind): Promi
     return { status: 'success', exitCode: 0, stdout: 'ok\n', stderr: '', startedAt: now, finishedAt: now };
   };
 
-  const service = await startService({
-    env: readEnvironment({
-      DATABASE_URL: ctx.databaseUrl,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      SERVICE_LOG_LEVEL: 'error',
-    }),
-    db: connectToServer(ctx.databaseUrl),
-    logger: createLogger({ level: 'error' }),
+  const service = await startInProcessService(ctx.databaseUrl, {
     clock,
     declaredJobs,
     local: { execute, autoTick: true },

@@ -8,7 +8,6 @@
  */
 import { Client } from 'pg';
 import type { Job } from '../../src/domain/job';
-import type { CommandResult } from '../../src/runner/runCommand';
 import {
   BAR,
   type BenchContext,
@@ -23,13 +22,9 @@ import {
   sleep,
   fromBuild,
 } from '../harness';
+import { instantCommand, startInProcessService } from '../inProcessService';
 import { startShippedService } from '../shippedStart';
 
-// The in-process service is the build that `node dist/cli.js serve` runs, not a second compilation.
-const { readEnvironment } = fromBuild<typeof import('../../src/config/environment')>('config/environment');
-const { createLogger } = fromBuild<typeof import('../../src/logging/logger')>('logging/logger');
-const { startService } = fromBuild<typeof import('../../src/service')>('service');
-const { connectToServer } = fromBuild<typeof import('../../src/store/database')>('store/database');
 const { jobInputSchema } = fromBuild<typeof import('../../src/domain/job')>('domain/job');
 const { ReportIngest } =
   fromBuild<typeof import('../../src/scheduling/reportIngest')>('scheduling/reportIngest');
@@ -318,23 +313,9 @@ async function measureRecording(
   inFlight: number,
   seconds = 4,
 ): Promise<RecordingResult> {
-  const instant = async (): Promise<CommandResult> => {
-    const now = new Date();
-    return { status: 'success', exitCode: 0, stdout: 'ok\n', stderr: '', startedAt: now, finishedAt: now };
-  };
+  const instant = instantCommand('ok\n');
   const databaseUrl = await ctx.freshDatabase('crondeck_recording');
-  const env = readEnvironment({
-    DATABASE_URL: databaseUrl,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    SERVICE_LOG_LEVEL: 'error',
-  });
-  const service = await startService({
-    env,
-    db: connectToServer(databaseUrl),
-    logger: createLogger({ level: 'error' }),
-    local: { autoTick: false, execute: instant },
-  });
+  const service = await startInProcessService(databaseUrl, { local: { autoTick: false, execute: instant } });
   try {
     // A service of its own on a database of its own, so that it leads and fires these runs itself.
     for (let i = 0; i < RECORDING_JOBS; i++) {

@@ -10,13 +10,9 @@
  */
 import { Client } from 'pg';
 import type { Job } from '../../src/domain/job';
-import type { CommandResult } from '../../src/runner/runCommand';
 import { type BenchContext, fromBuild, percentile, sleep } from '../harness';
+import { instantCommand, startInProcessService } from '../inProcessService';
 
-const { readEnvironment } = fromBuild<typeof import('../../src/config/environment')>('config/environment');
-const { createLogger } = fromBuild<typeof import('../../src/logging/logger')>('logging/logger');
-const { startService } = fromBuild<typeof import('../../src/service')>('service');
-const { connectToServer } = fromBuild<typeof import('../../src/store/database')>('store/database');
 const { jobInputSchema } = fromBuild<typeof import('../../src/domain/job')>('domain/job');
 const { ReportIngest } =
   fromBuild<typeof import('../../src/scheduling/reportIngest')>('scheduling/reportIngest');
@@ -100,23 +96,9 @@ const BASELINE_SECONDS = 5;
  * row appears, with reports recorded from a few seconds before each minute's judgement until after.
  */
 export async function measureJudging(ctx: BenchContext, settings: JudgingSettings): Promise<JudgingResult> {
-  const instant = async (): Promise<CommandResult> => {
-    const now = new Date();
-    return { status: 'success', exitCode: 0, stdout: '', stderr: '', startedAt: now, finishedAt: now };
-  };
+  const instant = instantCommand('');
   const databaseUrl = await ctx.freshDatabase('crondeck_slots');
-  const env = readEnvironment({
-    DATABASE_URL: databaseUrl,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    SERVICE_LOG_LEVEL: 'error',
-  });
-  const service = await startService({
-    env,
-    db: connectToServer(databaseUrl),
-    logger: createLogger({ level: 'error' }),
-    local: { execute: instant },
-  });
+  const service = await startInProcessService(databaseUrl, { local: { execute: instant } });
   const passes: JudgePass[] = [];
   // Timed where the runtime calls it: the same judge object, its time around each pass.
   const judgeOnce = service.judge.judge.bind(service.judge);
