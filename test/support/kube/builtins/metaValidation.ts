@@ -92,33 +92,47 @@ function validateOwnerReferences(refs: unknown): FieldError[] {
   return errs;
 }
 
+/**
+ * What the set-based operators (`In`, `NotIn`, `Exists`, `DoesNotExist`) require of a requirement's
+ * `values`, as label and node selectors both check it; null for any other operator.
+ */
+export function setOperatorValueErrors(
+  operator: unknown,
+  values: unknown[],
+  path: string,
+): FieldError[] | null {
+  switch (operator) {
+    case 'In':
+    case 'NotIn':
+      return values.length === 0
+        ? [fieldErr.required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'")]
+        : [];
+    case 'Exists':
+    case 'DoesNotExist':
+      return values.length > 0
+        ? [
+            fieldErr.forbidden(
+              `${path}.values`,
+              "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            ),
+          ]
+        : [];
+    default:
+      return null;
+  }
+}
+
 export function validateLabelSelector(sel: unknown, path: string): FieldError[] {
   if (!isPlainObject(sel)) return [];
   const errs = validateLabels(sel.matchLabels, `${path}.matchLabels`);
   ((sel.matchExpressions ?? []) as Obj[]).forEach((r, i) => {
     const at = `${path}.matchExpressions[${i}]`;
     const values = (r.values ?? []) as string[];
-    switch (r.operator) {
-      case 'In':
-      case 'NotIn':
-        if (values.length === 0)
-          errs.push(
-            fieldErr.required(`${at}.values`, "must be specified when `operator` is 'In' or 'NotIn'"),
-          );
-        break;
-      case 'Exists':
-      case 'DoesNotExist':
-        if (values.length > 0)
-          errs.push(
-            fieldErr.forbidden(
-              `${at}.values`,
-              "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-            ),
-          );
-        break;
-      default:
-        errs.push(fieldErr.invalid(`${at}.operator`, r.operator ?? '', 'not a valid selector operator'));
-    }
+    errs.push(
+      ...(setOperatorValueErrors(r.operator, values, at) ?? [
+        fieldErr.invalid(`${at}.operator`, r.operator ?? '', 'not a valid selector operator'),
+      ]),
+    );
     errs.push(...isQualifiedName(r.key ?? '').map((m) => fieldErr.invalid(`${at}.key`, r.key ?? '', m)));
     values.forEach((v, j) =>
       errs.push(...isValidLabelValue(v).map((m) => fieldErr.invalid(`${at}.values[${j}]`, v, m))),

@@ -7,7 +7,12 @@ import {
   validateSeccompProfile,
 } from './containerValidation';
 import { goQuote } from './goRender';
-import { validateAnnotations, validateLabelSelector, validateLabels } from './metaValidation';
+import {
+  setOperatorValueErrors,
+  validateAnnotations,
+  validateLabelSelector,
+  validateLabels,
+} from './metaValidation';
 import {
   isDns1123Label,
   isDns1123Subdomain,
@@ -75,25 +80,13 @@ function validatePodSecurityContext(sc: unknown, path: string): FieldError[] {
 }
 
 function validateNodeSelectorRequirement(r: Obj, path: string): FieldError[] {
-  const errs: FieldError[] = [];
   const values = list(r.values);
+  const errs = setOperatorValueErrors(r.operator, values, path) ?? [];
   switch (r.operator) {
     case 'In':
     case 'NotIn':
-      if (values.length === 0)
-        errs.push(
-          fieldErr.required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"),
-        );
-      break;
     case 'Exists':
     case 'DoesNotExist':
-      if (values.length > 0)
-        errs.push(
-          fieldErr.forbidden(
-            `${path}.values`,
-            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-          ),
-        );
       break;
     case 'Gt':
     case 'Lt':
