@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchV1Api } from '@kubernetes/client-node';
@@ -112,6 +112,39 @@ describe('the slot ledger of runs on the emulated cluster', () => {
         outcome: 'ran',
         executionIds: [recorded.id],
       }),
+    ]);
+  }, 60_000);
+
+  it('judges a run longer than its grace ran on its claim, and names its execution once it reports', async () => {
+    const [started, release] = [marker('long-started'), marker('long-release')];
+    await createScheduledJob(cluster.kc, 'long', {
+      schedule: '* * * * *',
+      timeZone: 'UTC',
+      command: `touch ${started}; while [ ! -e ${release} ]; do sleep 0.1; done; echo released`,
+      lateAfterSeconds: GRACE_S,
+    });
+    const jobId = await cluster.jobIdOf('long');
+    const { slot, job } = fireNext('long');
+    const exitCode = cluster.runJob(job);
+    // Its runner has claimed the slot and started the command, which waits past the grace.
+    await until(() => existsSync(started), 'the command started');
+    const claimed = await cluster.judgedSlots(jobId, afterGrace(slot));
+    expect(claimed).toEqual([
+      expect.objectContaining({
+        scheduledAt: slot.toISOString(),
+        outcome: 'ran',
+        executionIds: [],
+        reason: null,
+      }),
+    ]);
+
+    writeFileSync(release, '');
+    expect(await exitCode).toBe(0);
+    const [run] = await cluster.waitForExecutions(jobId, 1);
+    expect(run).toMatchObject({ status: 'success', scheduledAt: slot.toISOString(), stdout: 'released\n' });
+    // The judgement stands; the slot now names its run.
+    expect(await cluster.judgedSlots(jobId, cluster.clock.now())).toEqual([
+      { ...claimed[0], executionIds: [run!.id] },
     ]);
   }, 60_000);
 
