@@ -11,7 +11,7 @@ import { restartSuspensionCount } from '../store/alerts';
 import { isUniqueViolation, withTransaction } from '../store/database';
 import * as jobs from '../store/jobs';
 import { findRunningAttempt } from '../store/runningAttempts';
-import { findLastSlot, saveJobInLedger } from '../store/slots';
+import { findLastSlot, saveJobInLedger, saveJobsInLedger } from '../store/slots';
 import { eachAlone, GroupCommit } from './groupCommit';
 import { NextRunCache } from './nextRunCache';
 
@@ -75,11 +75,8 @@ export class JobService {
     try {
       return await this.writeAndTell(async (tx) => {
         const created = await jobs.insertJobs(tx, inputs);
-        const now = this.clock.now();
-        for (const job of created.values()) {
-          await saveJobInLedger(tx, job, now);
-          await this.runtime.jobSaved(job);
-        }
+        await saveJobsInLedger(tx, [...created.values()], this.clock.now());
+        for (const job of created.values()) await this.runtime.jobSaved(job);
         // The first creation of a name gets its job; a later one in the batch met a name taken.
         return inputs.map((input): PromiseSettledResult<Job> => {
           const job = created.get(input.name);
@@ -187,7 +184,11 @@ export class JobService {
     const results = await this.writeAndTell(async (tx) => {
       const saved: { job: Job; created: boolean }[] = [];
       for (const input of inputs) saved.push(await jobs.upsertJobByName(tx, input));
-      for (const { job } of saved) await saveJobInLedger(tx, job, this.clock.now());
+      await saveJobsInLedger(
+        tx,
+        saved.map(({ job }) => job),
+        this.clock.now(),
+      );
       for (const { job } of saved) await this.runtime.jobSaved(job);
       return saved;
     });

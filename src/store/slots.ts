@@ -36,34 +36,51 @@ interface CursorRow {
   catch_up: CatchUp | null;
 }
 
+/** What the ledger keeps of a saved job. */
+interface LedgerJob {
+  id: number;
+  schedule: string;
+  timezone: string | null;
+  enabled: boolean;
+  lateAfterSeconds: number;
+}
+
 /**
- * Notes in the ledger that a job was saved at `at`, in one statement:
+ * Notes in the ledger that jobs were saved at `at`, in one statement whatever their number (a
+ * batch of creations, a jobs file's sync), for each job:
  * - its cursor: a new job's ledger starts then; a changed schedule or time zone is kept as an
  *   earlier schedule up to `at` (when slots before it are still to be judged), so that each slot
  *   is judged by the schedule in force at its time; the next slot is computed again by the judge
  *   (`due_at` null), the schedule or the grace having maybe changed;
  * - its hold: a job switched off opens one (`holdReason` says why), switched on closes it. An open
  *   hold stays as it is when the job is saved off again.
+ * The cursors are written in the order of their jobs' ids, as every other writer of several takes
+ * them, so that two such writes never wait on each other in a cycle.
  */
-export async function saveJobInLedger(
+export async function saveJobsInLedger(
   db: Queryable,
-  job: { id: number; schedule: string; timezone: string | null; enabled: boolean; lateAfterSeconds: number },
+  jobs: readonly LedgerJob[],
   at: Date,
   holdReason = 'the job was disabled at that time',
 ): Promise<void> {
+  if (jobs.length === 0) return;
   // A save that changes none of it (a resync of a cluster resource) writes nothing.
   await db.query(
     prepared(
-      'save_job_in_slot_ledger',
-      `WITH cursor AS (
+      'save_jobs_in_slot_ledger',
+      `WITH saved AS (
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bool[], $5::int[])
+           AS s (job_id, schedule, timezone, enabled, late_after_s)
+       ),
+       cursor AS (
          INSERT INTO slot_cursors AS c (job_id, judged_until, schedule, timezone, late_after_s)
-         VALUES ($1, $2, $3, $4, $7)
+         SELECT job_id, $6, schedule, timezone, late_after_s FROM saved ORDER BY job_id
          ON CONFLICT (job_id) DO UPDATE SET
            earlier_schedules = CASE
              WHEN (c.schedule, c.timezone) IS DISTINCT FROM (EXCLUDED.schedule, EXCLUDED.timezone)
-               AND c.judged_until < $2
+               AND c.judged_until < $6
              THEN c.earlier_schedules || jsonb_build_array(jsonb_build_object(
-               'schedule', c.schedule, 'timezone', c.timezone, 'until', $2::timestamptz))
+               'schedule', c.schedule, 'timezone', c.timezone, 'until', $6::timestamptz))
              ELSE c.earlier_schedules END,
            schedule = EXCLUDED.schedule, timezone = EXCLUDED.timezone, late_after_s = EXCLUDED.late_after_s,
            due_at = NULL
@@ -72,17 +89,36 @@ export async function saveJobInLedger(
        ),
        opened AS (
          INSERT INTO slot_holds (job_id, kind, from_at, reason)
-         SELECT $1, 'suspended', $2, $6 WHERE NOT $5
+         SELECT job_id, 'suspended', $6, $7 FROM saved WHERE NOT enabled
          ON CONFLICT ((coalesce(job_id, 0)), kind) WHERE until_at IS NULL DO NOTHING
        ),
        closed AS (
-         UPDATE slot_holds SET until_at = greatest(from_at, $2)
-         WHERE $5 AND job_id = $1 AND kind = 'suspended' AND until_at IS NULL
+         UPDATE slot_holds h SET until_at = greatest(h.from_at, $6)
+         FROM saved
+         WHERE saved.enabled AND h.job_id = saved.job_id AND h.kind = 'suspended' AND h.until_at IS NULL
        )
        SELECT 1`,
-      [job.id, at, job.schedule, job.timezone, job.enabled, holdReason, job.lateAfterSeconds],
+      [
+        jobs.map((job) => job.id),
+        jobs.map((job) => job.schedule),
+        jobs.map((job) => job.timezone),
+        jobs.map((job) => job.enabled),
+        jobs.map((job) => job.lateAfterSeconds),
+        at,
+        holdReason,
+      ],
     ),
   );
+}
+
+/** `saveJobsInLedger` for one job. */
+export async function saveJobInLedger(
+  db: Queryable,
+  job: LedgerJob,
+  at: Date,
+  holdReason?: string,
+): Promise<void> {
+  await saveJobsInLedger(db, [job], at, holdReason);
 }
 
 /**

@@ -112,4 +112,22 @@ describe('creating jobs together', () => {
     expect(answers[0]!.body).toMatchObject({ name: 'one', enabled: true, running: null });
     expect(await storedNames()).toEqual(['one', 'two']);
   });
+
+  it('starts the slot ledger of every job of a batch, with a hold for each created disabled', async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `ledger-${String(i).padStart(2, '0')}`);
+    await Promise.all(
+      names.map((name, i) =>
+        service.jobs.create(
+          jobInputSchema.parse({ ...input(name), timezone: 'Europe/Paris', enabled: i % 3 !== 0 }),
+        ),
+      ),
+    );
+    const { rows } = await service.db.pool.query<{ name: string; timezone: string; held: boolean }>(
+      `SELECT j.name, c.timezone,
+              EXISTS (SELECT 1 FROM slot_holds h WHERE h.job_id = j.id AND h.until_at IS NULL) AS held
+         FROM jobs j JOIN slot_cursors c ON c.job_id = j.id AND c.schedule = j.schedule
+        ORDER BY j.name`,
+    );
+    expect(rows).toEqual(names.map((name, i) => ({ name, timezone: 'Europe/Paris', held: i % 3 === 0 })));
+  });
 });

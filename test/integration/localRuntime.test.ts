@@ -242,6 +242,30 @@ describe('local runtime', () => {
     }
   });
 
+  it('brings its timer forward for a job created to fire before the one it waits for', async () => {
+    await service.runtime.stop();
+    // Real timers: the timer is set for the hourly job, then for the job that fires sooner.
+    const restarted = await startTestService({
+      clock,
+      db: service.db,
+      local: { autoTick: true, execute: attempts.run },
+    });
+    const create = async (name: string, schedule: string) =>
+      (await restarted.request('POST', '/api/jobs', { name, schedule, command: 'true' })).body as {
+        nextRun: string;
+      };
+    try {
+      expect((await create('hourly', '0 * * * *')).nextRun).toBe('2026-06-01T11:00:00.000Z');
+      clock.set('2026-06-01T10:00:59.800Z');
+      expect((await create('soon', '* * * * *')).nextRun).toBe('2026-06-01T10:01:00.000Z');
+      clock.set('2026-06-01T10:01:00Z');
+      await attempts.waitForStarted(1);
+      expect(attempts.started).toEqual([{ jobName: 'soon', attempt: 0 }]);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
   it('applies edits, disabling and deletion without a restart', async () => {
     const job = await createJob({ name: 'editable', schedule: '0 * * * *' });
     await service.request('PUT', `/api/jobs/${job.id}`, {

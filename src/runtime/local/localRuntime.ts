@@ -123,6 +123,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   private readonly housekeeping = new Set<Promise<unknown>>();
   private state: SchedulerState = RUNNING;
   private timer: NodeJS.Timeout | undefined;
+  /** The clock time the timer is set for; Infinity when none is set. */
+  private timerAt = Infinity;
   private syncTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private leading = false;
@@ -185,7 +187,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.timer);
+    this.clearTimer();
     clearTimeout(this.syncTimer);
     clearTimeout(this.judgeTimer);
     await this.syncing;
@@ -215,7 +217,11 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     // A follower keeps no schedule: the leader notices the write by the jobs' version.
     if (!this.leading) return;
     this.schedule(job);
-    this.arm();
+    // Only a job that fires before the timer moves it: the timer's tick sets it again from every
+    // job (a job that now fires later wakes it for nothing once), so a save costs no scan of them
+    // all, which made each of many creations slower than the last.
+    const fire = this.entries.get(job.id)?.nextFire.getTime() ?? Infinity;
+    if (fire < this.timerAt) this.setTimer(fire);
   }
 
   /** A suspension is a change of whether the job fires, as an edit is. */
@@ -344,7 +350,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       });
     } else {
       // Another process may be firing already; runs in progress here finish and are recorded.
-      clearTimeout(this.timer);
+      this.clearTimer();
       clearTimeout(this.judgeTimer);
       this.entries.clear();
       // The new leader works out the catch-ups and resumes the backfills from the database.
@@ -528,16 +534,29 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   }
 
   private arm(): void {
-    if (this.options.autoTick === false || this.stopping || !this.leading) return;
-    clearTimeout(this.timer);
     let earliest = Infinity;
     for (const entry of this.entries.values()) earliest = Math.min(earliest, entry.nextFire.getTime());
     if (this.state.paused && this.state.until) earliest = Math.min(earliest, this.state.until.getTime());
-    const delay = Math.max(0, Math.min(earliest - this.options.clock.now().getTime(), MAX_TIMER_MS));
+    this.setTimer(earliest);
+  }
+
+  /** Sets the timer for the clock time `at` (a tick, then `arm` again), in place of any set before. */
+  private setTimer(at: number): void {
+    if (this.options.autoTick === false || this.stopping || !this.leading) return;
+    this.clearTimer();
+    const now = this.options.clock.now().getTime();
+    const delay = Math.max(0, Math.min(at - now, MAX_TIMER_MS));
+    this.timerAt = now + delay;
     this.timer = setTimeout(() => {
+      this.timerAt = Infinity;
       void this.tick().finally(() => this.arm());
     }, delay);
     this.timer.unref();
+  }
+
+  private clearTimer(): void {
+    clearTimeout(this.timer);
+    this.timerAt = Infinity;
   }
 
   /** The pause has run its course: fire again, and clear it where everyone reads it. */
