@@ -5,9 +5,10 @@ import { VersionedRenders } from './versionedRenders';
 
 /**
  * Pages kept; past this, the one rendered longest ago is dropped. A page is at most 1000 slots
- * (about 150 kB), so the pages kept stay within a few tens of megabytes.
+ * (about 150 kB), so the pages kept stay under 10 MB; the jobs list's strips (16 slots, one page per
+ * job on screen) fit many times over.
  */
-const MAX_PAGES_KEPT = 128;
+const MAX_PAGES_KEPT = 64;
 
 export interface SlotPageRange {
   from: Date | null;
