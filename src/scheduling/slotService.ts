@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { SlotPages, type SlotPageRange } from '../caching/slotPages';
 import type { Clock } from '../domain/clock';
 import { checkCron } from '../domain/cron';
 import { conflict, invalid, notFound } from '../domain/errors';
@@ -12,25 +13,28 @@ import {
   claimSlot,
   finishBackfill,
   insertBackfill,
-  listSlotsJson,
   listUnfinishedBackfills,
 } from '../store/slots';
 
 /** The slot ledger's use cases: its history, claims on slots, backfills (docs/slots.md). */
 export class SlotService {
+  private readonly pages: SlotPages;
+
   constructor(
     private readonly pool: Pool,
     private readonly runtime: Runtime,
     private readonly clock: Clock,
     private readonly defaultTimeZone: string,
-  ) {}
+  ) {
+    this.pages = new SlotPages(pool);
+  }
 
-  /** A job's judged slots in [from, to], newest first, as the JSON the API answers (`listSlotsJson`). */
-  async listJson(
-    jobId: number,
-    range: { from: Date | null; to: Date | null; limit: number },
-  ): Promise<string> {
-    const body = await listSlotsJson(this.pool, jobId, range);
+  /**
+   * A job's judged slots in [from, to], newest first, as the JSON the API answers (`listSlotsJson`),
+   * reused while no slot and no job was written since it was rendered (caching/slotPages.ts).
+   */
+  async listJson(jobId: number, range: SlotPageRange): Promise<Buffer> {
+    const body = await this.pages.get(jobId, range);
     if (body === null) throw notFound(`job ${jobId} not found`);
     return body;
   }

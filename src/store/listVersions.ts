@@ -2,10 +2,10 @@ import type { Pool, PoolClient } from 'pg';
 import { prepared } from './database';
 
 /**
- * The lists whose versions migration 004 keeps, the scheduler switch (migration 007) and the jobs'
- * definitions without their last runs (migration 010).
+ * The lists whose versions migration 004 keeps, the scheduler switch (migration 007), the jobs'
+ * definitions without their last runs (migration 010) and the slot ledger's pages (migration 018).
  */
-export type VersionedList = 'jobs' | 'executions' | 'scheduler' | 'job_definitions';
+export type VersionedList = 'jobs' | 'executions' | 'scheduler' | 'job_definitions' | 'slots';
 
 /**
  * A list's version is the sum of its slots (migration 009: each write bumps the slot of its

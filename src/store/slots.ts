@@ -2,6 +2,7 @@ import { type CatchUp, type LastSlot, SLOT_OUTCOMES, type SlotOutcome } from '..
 import type { SlotClaimEvidence, SlotHold, SlotJudgement, SlotRun } from '../domain/slotRules';
 import type { SchedulerState } from '../domain/schedulerState';
 import { prepared, type Queryable } from './database';
+import { withListVersion } from './listVersions';
 import { SLOT_EVIDENCE_LOCK_KEY, TURNED_LATE_REASON } from './migrations/017_slot_ledger';
 
 /** A schedule a job had before an edit, whose slots up to `until` are judged by it. */
@@ -476,17 +477,25 @@ export const LIST_SLOTS_JSON_SQL = `SELECT '[' || coalesce((
  * the JSON array `GET /api/jobs/:id/slots` answers: `scheduledAt`, `outcome`, `executionIds`,
  * `startedAt`, `delayMs`, `reason`, in that order, compact, instants as `Date.toJSON` writes them.
  * The server renders it: a page of a thousand slots parsed into rows and dates and written out
- * again cost the service ten times the statement. Null when the job does not exist.
+ * again cost the service ten times the statement. `body` is null when the job does not exist;
+ * `version` is the slot pages' version (migration 018), read in the same statement, so of the same
+ * snapshot as the page.
  */
 export async function listSlotsJson(
   db: Queryable,
   jobId: number,
   range: { from: Date | null; to: Date | null; limit: number },
-): Promise<string | null> {
-  const { rows } = await db.query<{ body: string }>(
-    prepared('list_slots_json', LIST_SLOTS_JSON_SQL, [jobId, range.from, range.to, range.limit]),
+): Promise<{ body: string | null; version: string }> {
+  const { rows } = await db.query<{ list_version: string; body: string | null }>(
+    prepared('list_slots_json_versioned', withListVersion('slots', LIST_SLOTS_JSON_SQL), [
+      jobId,
+      range.from,
+      range.to,
+      range.limit,
+    ]),
   );
-  return rows[0]?.body ?? null;
+  const { list_version: version, body } = rows[0]!;
+  return { body, version };
 }
 
 /** The answer to a claim on a slot (the claim contract of docs/slots.md). */

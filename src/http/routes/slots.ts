@@ -45,7 +45,9 @@ export function slotsRouter(slots: SlotService): Router {
     const jobId = parsePathId(req.params);
     const { from, to, limit } = parseOrThrow(listQuerySchema, req.query);
     const body = await slots.listJson(jobId, { from: from ?? null, to: to ?? null, limit });
-    res.type('json').send(body);
+    // The header res.json sets; a Buffer is sent as it is, without a conversion per request.
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.send(body);
   });
 
   router.post('/backfill', async (req, res) => {
