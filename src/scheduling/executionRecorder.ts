@@ -26,6 +26,7 @@ import { claimClusterRuns, markRunSeen, saveRunReason } from '../store/clusterRu
 import { reviseWaitingAlerts } from '../store/alertReasons';
 import { eachAlone, GroupCommit } from './groupCommit';
 import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
+import { lockSlotEvidenceOf } from '../store/slots';
 import type { AbandonedRunEnding } from './leftoverRuns';
 
 const RECORDING_LANES = 2;
@@ -303,6 +304,16 @@ export class ExecutionRecorder {
     const awaitsReason: boolean[] = recordings.map(() => false);
     const outcomes: { at: number; outcome: AttemptOutcome }[] = [];
     const finished: { at: number; execution: FinishedExecution }[] = [];
+    // First, with nothing else held: a judgement of one of these jobs in progress is waited for
+    // here, never while this transaction holds a row a judge may need (store/slots.ts).
+    await lockSlotEvidenceOf(
+      tx,
+      recordings.flatMap((recording) =>
+        recording.kind === 'finished' && recording.result.slot && recording.result.attempt === 0
+          ? [recording.job.id]
+          : [],
+      ),
+    );
     const settlements = await this.admissions(tx, recordings);
     for (const [at, recording] of recordings.entries()) {
       const settlement = settlements[at];

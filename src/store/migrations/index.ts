@@ -15,6 +15,7 @@ import { alertPolicySchema } from './014_alert_policy';
 import { signedWebhooksSchema } from './015_signed_webhooks';
 import { failureReasonsSchema } from './016_failure_reasons';
 import { slotLedgerSchema } from './017_slot_ledger';
+import { slotJobLocksSchema } from './019_slot_job_locks';
 
 export interface Migration {
   version: number;
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 15, name: 'signed webhooks', sql: signedWebhooksSchema },
   { version: 16, name: 'failure reasons', sql: failureReasonsSchema },
   { version: 17, name: 'slot ledger', sql: slotLedgerSchema },
+  { version: 19, name: 'slot job locks', sql: slotJobLocksSchema },
 ];
