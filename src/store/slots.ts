@@ -174,7 +174,7 @@ export async function lockSlotEvidenceOf(db: Queryable, jobIds: readonly number[
 }
 
 /** What `lockDueCursors` found: the cursors it locked, and how many were due. */
-export interface DueCursors {
+interface DueCursors {
   cursors: SlotCursor[];
   /** Due cursors looked at, locked or not: fewer than the limit when none are left. */
   due: number;

@@ -1,6 +1,7 @@
 import { createLogger } from '../../src/logging/logger';
 import { SlotJudge } from '../../src/scheduling/slotJudge';
 import type { Database } from '../../src/store/database';
+import { findJob } from '../../src/store/jobs';
 import { SLOT_EVIDENCE_LOCK_KEY, TURNED_LATE_REASON } from '../../src/store/migrations/017_slot_ledger';
 import { ManualClock } from '../support/clock';
 import { createTestDatabase, onPostgresServer } from '../support/database';
@@ -151,8 +152,17 @@ describe('the slot evidence locks', () => {
         // Spread over the pass: some before a batch takes the job, some during, some after.
         for (let wait = 0; wait < (k * round) % 5; wait++)
           await new Promise((resolve) => setImmediate(resolve));
-        const run = await report(jobId, `r${round}-${jobId}`, slot, new Date(slot.getTime() + 5_000));
-        recordedRuns.set(`${jobId}@${slot.toISOString()}`, run!.id);
+        const startedAt = new Date(slot.getTime() + 5_000);
+        // A pod's report (the recorder takes the job's lock first thing), or a local run's row
+        // opened on its own (its statement's trigger takes it).
+        const id =
+          k % 2 === 0
+            ? (await report(jobId, `r${round}-${jobId}`, slot, startedAt))!.id
+            : await service.recorder.start((await findJob(db.pool, jobId))!, 0, startedAt, null, {
+                scheduledAt: slot,
+                trigger: 'schedule',
+              });
+        recordedRuns.set(`${jobId}@${slot.toISOString()}`, id);
       });
       const [judged] = await Promise.all([judge.judge(now), ...recordings]);
       expect(judged).toBe(jobs.length);

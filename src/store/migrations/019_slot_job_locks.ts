@@ -18,19 +18,19 @@ import { SLOT_EVIDENCE_LOCK_KEY, TURNED_LATE_REASON } from './017_slot_ledger';
 export const slotJobLocksSchema = `
 CREATE OR REPLACE FUNCTION slot_run_arrived() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  arrived_job integer;
+  arrived_jobs integer;
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM new_rows WHERE scheduled_at IS NOT NULL AND attempt = 0) THEN
+  -- The locks of the jobs whose first attempts name a slot, shared, in ascending job order (the
+  -- aggregate takes its rows as the sorted subquery gives them), in a statement of their own
+  -- before any row of slots or slot_cursors is read or locked: the next statement's snapshot is
+  -- taken once they are held, so the run is either seen by a judgement of its job or finds the slot
+  -- that judgement wrote. A later attempt is no slot's evidence (the judge reads first attempts).
+  SELECT count(pg_advisory_xact_lock_shared(${SLOT_EVIDENCE_LOCK_KEY}, job_id)) INTO arrived_jobs
+    FROM (SELECT DISTINCT job_id FROM new_rows WHERE scheduled_at IS NOT NULL AND attempt = 0
+          ORDER BY job_id) AS ascending;
+  IF arrived_jobs = 0 THEN
     RETURN NULL;
   END IF;
-  -- Shared, in ascending job order, before any row of slots or slot_cursors is read or locked: the
-  -- run is then either seen by a judgement of its job or finds the slot that judgement wrote. A
-  -- later attempt is no slot's evidence (the judge reads first attempts only) and takes none.
-  FOR arrived_job IN
-    SELECT DISTINCT job_id FROM new_rows WHERE scheduled_at IS NOT NULL AND attempt = 0 ORDER BY job_id
-  LOOP
-    PERFORM pg_advisory_xact_lock_shared(${SLOT_EVIDENCE_LOCK_KEY}, arrived_job);
-  END LOOP;
   WITH arrived AS (
     SELECT job_id, scheduled_at, array_agg(id ORDER BY started_at, id) AS ids, min(started_at) AS started_at
     FROM new_rows
