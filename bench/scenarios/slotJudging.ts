@@ -282,8 +282,8 @@ async function tableWrites(databaseUrl: string): Promise<JudgingResult['writes']
 }
 
 /**
- * Pods' final reports, each of a run for a slot (so that its recording takes the slot lock the
- * judge holds while it writes), kept `inFlight` at a time while started: a new one whenever one is
+ * Pods' final reports, each of a run for a slot (so that its recording takes its job's slot lock,
+ * which a judgement of that job holds while it writes), kept `inFlight` at a time while started: a new one whenever one is
  * recorded, through the report ingest that `POST /api/jobs/:id/reports` calls (as the scheduler
  * scenario measures recording). The time each was recorded is kept.
  */
