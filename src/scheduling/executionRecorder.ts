@@ -26,7 +26,6 @@ import { claimClusterRuns, markRunSeen, saveRunReason } from '../store/clusterRu
 import { reviseWaitingAlerts } from '../store/alertReasons';
 import { eachAlone, GroupCommit } from './groupCommit';
 import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
-import { lockSlotEvidenceOf } from '../store/slots';
 import type { AbandonedRunEnding } from './leftoverRuns';
 
 const RECORDING_LANES = 2;
@@ -304,16 +303,6 @@ export class ExecutionRecorder {
     const awaitsReason: boolean[] = recordings.map(() => false);
     const outcomes: { at: number; outcome: AttemptOutcome }[] = [];
     const finished: { at: number; execution: FinishedExecution }[] = [];
-    // First, with nothing else held: a judgement of one of these jobs in progress is waited for
-    // here, never while this transaction holds a row a judge may need (store/slots.ts).
-    await lockSlotEvidenceOf(
-      tx,
-      recordings.flatMap((recording) =>
-        recording.kind === 'finished' && recording.result.slot && recording.result.attempt === 0
-          ? [recording.job.id]
-          : [],
-      ),
-    );
     const settlements = await this.admissions(tx, recordings);
     for (const [at, recording] of recordings.entries()) {
       const settlement = settlements[at];
@@ -332,16 +321,19 @@ export class ExecutionRecorder {
         finished.push({ at, execution: { ...result, jobId: job.id, jobName: job.name } });
       }
     }
-    const written = await finishAttempts(
-      tx,
-      outcomes.map((each) => each.outcome),
-    );
-    outcomes.forEach((each, k) => (answers[each.at] = written[k]!));
+    // The finished runs first: their statement's trigger may wait for a judgement of their jobs,
+    // which must not find this transaction holding the job list's version, as finishing running
+    // attempts (below) bumps it and a judge bumps it too (store/slots.ts: no deadlock).
     const inserted = await insertFinishedExecutions(
       tx,
       finished.map((each) => each.execution),
     );
     finished.forEach((each, k) => (answers[each.at] = inserted[k]!));
+    const written = await finishAttempts(
+      tx,
+      outcomes.map((each) => each.outcome),
+    );
+    outcomes.forEach((each, k) => (answers[each.at] = written[k]!));
     await recorded(
       recordings.flatMap((recording, at) => {
         const execution = answers[at];

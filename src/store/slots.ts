@@ -135,15 +135,16 @@ export async function holdScheduler(db: Queryable, state: SchedulerState, at: Da
  *   a job being recorded right now to its next batch or pass, whose judgement sees the run.
  * - Shared locks never wait for each other, so recordings and claims wait only for a judge.
  * - Once it holds jobs' locks, the judge waits for nothing a recording may hold while it waits
- *   for one of them: its cursors are locked SKIP LOCKED; the slots it inserts are its jobs' (no
- *   one else inserts slots); the counters are written only by judges, one at a time
- *   (`lockJudging`); and the list version its cursor moves bump (the job list's row of its
- *   connection, migration 009) is never held by a recording waiting for a job's lock: the recorder
- *   takes its jobs' locks first thing in its transaction (`lockSlotEvidenceOf`), and a statement
- *   that inserts runs on its own takes them in the first of its triggers (migration 019), before
- *   the list versions are bumped.
- * - Recordings take their jobs' locks in ascending order, so should the judge ever wait for one,
- *   a cycle still needs a lock taken out of order.
+ *   for one of them: its cursors are locked SKIP LOCKED, and so are its jobs' rows, KEY SHARE (the
+ *   slots it inserts refer to them: a job being deleted is left); the slots it inserts are its
+ *   jobs' (no one else inserts slots), and so are the alerts it queues (keyed by slot); the
+ *   counters are written only by judges, one at a time (`lockJudging`); and the list version its
+ *   cursor moves bump (the job list's row of its connection, migration 009) is never held by a
+ *   recording waiting for a job's lock: a statement inserting runs takes their jobs' locks in the
+ *   first of its AFTER triggers (migration 019), before the list versions are bumped, and the
+ *   recorder inserts a transaction's finished runs before it finishes running attempts (which
+ *   bumps the job list's version); a claim takes its job's lock first thing.
+ * - Recordings take their jobs' locks in ascending order all the same, as belt and braces.
  */
 
 /**
@@ -160,7 +161,7 @@ export async function lockJudging(db: Queryable): Promise<void> {
  * a judgement of one of them in progress is waited for, and one to come sees what this transaction
  * records. First thing in a transaction, before any other lock.
  */
-export async function lockSlotEvidenceOf(db: Queryable, jobIds: readonly number[]): Promise<void> {
+async function lockSlotEvidenceOf(db: Queryable, jobIds: readonly number[]): Promise<void> {
   const ascending = [...new Set(jobIds)].sort((a, b) => a - b);
   if (ascending.length === 0) return;
   await db.query(
@@ -183,8 +184,9 @@ interface DueCursors {
 /**
  * The cursors with something to judge at `now` (or a next slot to compute), earliest first, at
  * most `limit`, with their jobs' evidence locks (exclusive) and locked for the rest of the
- * transaction. A job whose run is being recorded right now (its lock is held shared), or whose
- * cursor is being changed by an edit, is left for the next batch rather than waited for.
+ * transaction. A job whose run is being recorded right now (its lock is held shared), whose
+ * cursor is being changed by an edit, or which is being deleted, is left for the next batch rather
+ * than waited for.
  */
 export async function lockDueCursors(db: Queryable, now: Date, limit: number): Promise<DueCursors> {
   const { rows: due } = await db.query<{ job_id: number; locked: boolean }>(
@@ -206,7 +208,7 @@ export async function lockDueCursors(db: Queryable, now: Date, limit: number): P
        FROM slot_cursors c JOIN jobs j ON j.id = c.job_id
        WHERE c.job_id = ANY($2::int[]) AND (c.due_at IS NULL OR c.due_at <= $1)
        ORDER BY c.due_at NULLS FIRST, c.job_id
-       FOR UPDATE OF c SKIP LOCKED`,
+       FOR UPDATE OF c SKIP LOCKED FOR KEY SHARE OF j SKIP LOCKED`,
       [now, locked],
     ),
   );
