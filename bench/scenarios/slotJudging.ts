@@ -282,8 +282,8 @@ async function tableWrites(databaseUrl: string): Promise<JudgingResult['writes']
 }
 
 /**
- * Pods' final reports, each of a run for a slot (so that its recording takes the slot lock the
- * judge holds while it writes), kept `inFlight` at a time while started: a new one whenever one is
+ * Pods' final reports, each of a run for a slot (so that its recording takes its job's slot lock,
+ * which a judgement of that job holds while it writes), kept `inFlight` at a time while started: a new one whenever one is
  * recorded, through the report ingest that `POST /api/jobs/:id/reports` calls (as the scheduler
  * scenario measures recording). The time each was recorded is kept.
  */
@@ -345,13 +345,16 @@ class ReportsInFlight {
     const now = new Date();
     const uid = `bench-slots-${n}`;
     this.inFlight++;
+    // Each report's run is for a slot of its own, as a job's runs are (one a minute from 1 January,
+    // before the reports' jobs existed: never judged here). One slot for every report of a job
+    // would put them all on one key of the executions' slot index (the same leaf page for every
+    // insert of the job's), which no real job's runs do.
+    const slot = new Date(Date.UTC(now.getUTCFullYear(), 0, 1) + Math.floor(n / this.jobs.length) * 60_000);
     const recording = this.ingest
       .record(job.id, {
         ...{ runUid: uid, podUid: uid, attempt: 0, final: true },
         ...{ status: 'success', exitCode: 0, stdout: 'ok\n', stderr: '', startedAt: now, finishedAt: now },
-        ...(this.withSlot
-          ? { scheduledAt: new Date(Date.UTC(now.getUTCFullYear(), 0, 1)), trigger: 'schedule' as const }
-          : {}),
+        ...(this.withSlot ? { scheduledAt: slot, trigger: 'schedule' as const } : {}),
       })
       .then(
         () => {

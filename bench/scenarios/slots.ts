@@ -59,8 +59,8 @@ export async function run(ctx: BenchContext): Promise<void> {
         'stopped, when its connections have flushed their statistics) over the rows the table holds at the end: 1.00 means ' +
         'each slot was written once, never rewritten. The cursor moves (`slot_cursors` updates, one per job a pass ' +
         'judged) are shown beside it, not part of the bar: they are writes per job and pass, not per slot.',
-      `- **recording while the judge runs**: pods' final reports, each for a slot (so that its recording takes the ` +
-        `slot lock the judge holds exclusively while it writes), ${REPORTS_IN_FLIGHT} in flight, recorded per second: ` +
+      `- **recording while the judge runs**: pods' final reports, each for a slot (so that its recording takes its ` +
+        `job's slot lock shared, which the judge holds exclusively while it judges that job), ${REPORTS_IN_FLIGHT} in flight, recorded per second: ` +
         'over the windows from 4 s before each measured minute is due to 12 s after (the judge passes every 5 s, one ' +
         'of them writing the 5,000 slots), and over the passes that wrote slots alone (timed where the runtime calls ' +
         'the judge). The second is the strict reading of "while the judge runs".\n' +
@@ -149,7 +149,8 @@ function findingsOf(judging: JudgingResult, reads: SlotRead[]): string[] {
   const r = judging.recording;
   if (r.duringPassesPerSecond < r.outsidePassesPerSecond / 2) {
     findings.push(
-      `Recordings of runs with a slot wait for the slot lock the judge holds through each batch: while a pass wrote ` +
+      `Recordings slow down while the judge works, though their jobs are not judged (so no judgement holds their jobs' ` +
+        `slot locks): the pass competes with them for this process and the database on the same cores. While a pass wrote ` +
         `${formatNumber(judging.settings.jobs)} slots (median ${judging.passes.medianWritingMs.toFixed(0)} ms), ` +
         `${formatNumber(r.duringPassesPerSecond)} executions/s were recorded, against ${formatNumber(r.outsidePassesPerSecond)}/s ` +
         'in the rest of the same windows.',
@@ -226,8 +227,8 @@ function recordingSection(judging: JudgingResult): string {
   return [
     `${judging.settings.reportsInFlight} pods' final reports in flight (a new one as each is recorded), through the ` +
       'report ingest that `POST /api/jobs/:id/reports` calls, without HTTP (as the scheduler scenario measures recording), ' +
-      `over ${judging.settings.reportJobs} jobs of their own; each names a slot, so its recording takes the slot lock ` +
-      'shared, and waits while the judge holds it. Reports run from 4 s before each measured minute is due (its slot ' +
+      `over ${judging.settings.reportJobs} jobs of their own; each names a slot, so its recording takes its job's slot ` +
+      'lock shared (it would wait while a judgement of that job held it; these jobs are not judged). Reports run from 4 s before each measured minute is due (its slot ' +
       'plus the grace) to 12 s after.',
     '',
     markdownTable(

@@ -321,16 +321,19 @@ export class ExecutionRecorder {
         finished.push({ at, execution: { ...result, jobId: job.id, jobName: job.name } });
       }
     }
-    const written = await finishAttempts(
-      tx,
-      outcomes.map((each) => each.outcome),
-    );
-    outcomes.forEach((each, k) => (answers[each.at] = written[k]!));
+    // The finished runs first: their statement's trigger may wait for a judgement of their jobs,
+    // which must not find this transaction holding the job list's version, as finishing running
+    // attempts (below) bumps it and a judge bumps it too (store/slots.ts: no deadlock).
     const inserted = await insertFinishedExecutions(
       tx,
       finished.map((each) => each.execution),
     );
     finished.forEach((each, k) => (answers[each.at] = inserted[k]!));
+    const written = await finishAttempts(
+      tx,
+      outcomes.map((each) => each.outcome),
+    );
+    outcomes.forEach((each, k) => (answers[each.at] = written[k]!));
     await recorded(
       recordings.flatMap((recording, at) => {
         const execution = answers[at];

@@ -9,7 +9,7 @@ import {
   insertJudgedSlots,
   loadSlotEvidence,
   lockDueCursors,
-  lockSlotEvidence,
+  lockJudging,
   moveCursors,
   type SlotCursor,
   startMissingCursors,
@@ -33,7 +33,7 @@ export interface SlotJudgeOptions {
 
 const DEFAULT_BATCH_SIZE = 500;
 const DEFAULT_MAX_SLOTS_PER_JOB = 1000;
-/** Batches of one pass at most: the rest waits for the next pass rather than hold the lock on. */
+/** Batches of one pass at most: the rest waits for the next pass rather than hold the judge's lock on. */
 const MAX_BATCHES_PER_PASS = 20;
 /** A cursor whose schedule cannot be read is looked at again after this long. */
 const UNREADABLE_RETRY_MS = 60 * 60_000;
@@ -62,18 +62,20 @@ export class SlotJudge {
     let judged = 0;
     const cache = newPassCache();
     for (let batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
-      const { cursors, slots } = await this.judgeBatch(now, cache);
+      const { due, slots } = await this.judgeBatch(now, cache);
       judged += slots;
-      if (cursors < (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) break;
+      if (due < (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) break;
     }
     return judged;
   }
 
-  private async judgeBatch(now: Date, cache: PassCache): Promise<{ cursors: number; slots: number }> {
+  private async judgeBatch(now: Date, cache: PassCache): Promise<{ due: number; slots: number }> {
     const afterCommit: (() => void)[] = [];
     const result = await withTransaction(this.options.pool, async (tx) => {
-      await lockSlotEvidence(tx);
-      const cursors = await lockDueCursors(tx, now, this.options.batchSize ?? DEFAULT_BATCH_SIZE);
+      await lockJudging(tx);
+      // The batch's jobs' evidence locks: recordings of these jobs wait until the batch commits,
+      // those of every other job go on (store/slots.ts says why neither side can deadlock).
+      const { cursors, due } = await lockDueCursors(tx, now, this.options.batchSize ?? DEFAULT_BATCH_SIZE);
       const planned = cursors.map((cursor) => ({
         cursor,
         plan: planCursor(
@@ -144,7 +146,7 @@ export class SlotJudge {
         );
         if (then) afterCommit.push(then);
       }
-      return { cursors: cursors.length, slots: written.length };
+      return { due, slots: written.length };
     });
     for (const then of afterCommit) then();
     return result;

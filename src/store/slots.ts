@@ -158,34 +158,98 @@ export async function holdScheduler(db: Queryable, state: SchedulerState, at: Da
   }
 }
 
-/**
- * Takes the evidence lock (migration 017) for the rest of the transaction: runs recorded
- * meanwhile wait, and are then either seen by the judge or turn a slot it judged `missed` late.
+/*
+ * The evidence locks (migrations 017 and 019). A run recorded while its slot is judged must be
+ * either seen by the judgement or find the slot it wrote (and complete it: migration 017's
+ * trigger), never neither. Each job has an advisory lock of its own, `(SLOT_EVIDENCE_LOCK_KEY,
+ * job id)`: the judge holds those of the jobs it judges, exclusively, from before it reads their
+ * evidence until it commits; a recording (or a claim) of a run with a slot holds its jobs' shared
+ * from before it reads or locks any row of `slots` or `slot_cursors` until it commits. A
+ * recording waits only for a judgement of its own job, and for one batch at most.
+ *
+ * Why no deadlock can come of them:
+ * - The judge never waits for a job's lock: it tries each (`pg_try_advisory_xact_lock`) and leaves
+ *   a job being recorded right now to its next batch or pass, whose judgement sees the run.
+ * - Shared locks never wait for each other, so recordings and claims wait only for a judge.
+ * - Once it holds jobs' locks, the judge waits for nothing a recording may hold while it waits
+ *   for one of them: its cursors are locked SKIP LOCKED, and so are its jobs' rows, KEY SHARE (the
+ *   slots it inserts refer to them: a job being deleted is left); the slots it inserts are its
+ *   jobs' (no one else inserts slots), and so are the alerts it queues (keyed by slot); the
+ *   counters are written only by judges, one at a time (`lockJudging`); and the list version its
+ *   cursor moves bump (the job list's row of its connection, migration 009) is never held by a
+ *   recording waiting for a job's lock: a statement inserting runs takes their jobs' locks in the
+ *   first of its AFTER triggers (migration 019), before the list versions are bumped, and the
+ *   recorder inserts a transaction's finished runs before it finishes running attempts (which
+ *   bumps the job list's version); a claim takes its job's lock first thing.
+ * - Recordings take their jobs' locks in ascending order all the same, as belt and braces.
  */
-export async function lockSlotEvidence(db: Queryable): Promise<void> {
+
+/**
+ * Makes this transaction the only judge at work (another judge waits until it commits): what the
+ * judges alone write, the slot counters, is then never written by two at once. Recordings never
+ * take this lock. Taken before anything else, with nothing held.
+ */
+export async function lockJudging(db: Queryable): Promise<void> {
   await db.query('SELECT pg_advisory_xact_lock($1)', [SLOT_EVIDENCE_LOCK_KEY]);
 }
 
 /**
- * The cursors with something to judge at `now` (or a next slot to compute), earliest first, at
- * most `limit`, locked for the rest of the transaction. One being changed by an edit right now
- * is left for the next pass rather than waited for.
+ * Takes the evidence locks of `jobIds` shared for the rest of the transaction, in ascending order:
+ * a judgement of one of them in progress is waited for, and one to come sees what this transaction
+ * records. First thing in a transaction, before any other lock.
  */
-export async function lockDueCursors(db: Queryable, now: Date, limit: number): Promise<SlotCursor[]> {
+async function lockSlotEvidenceOf(db: Queryable, jobIds: readonly number[]): Promise<void> {
+  const ascending = [...new Set(jobIds)].sort((a, b) => a - b);
+  if (ascending.length === 0) return;
+  await db.query(
+    prepared(
+      'lock_slot_evidence_of',
+      `SELECT count(pg_advisory_xact_lock_shared($1, job_id))
+         FROM (SELECT job_id FROM unnest($2::int[]) WITH ORDINALITY AS t(job_id, n) ORDER BY n) AS ascending`,
+      [SLOT_EVIDENCE_LOCK_KEY, ascending],
+    ),
+  );
+}
+
+/** What `lockDueCursors` found: the cursors it locked, and how many were due. */
+interface DueCursors {
+  cursors: SlotCursor[];
+  /** Due cursors looked at, locked or not: fewer than the limit when none are left. */
+  due: number;
+}
+
+/**
+ * The cursors with something to judge at `now` (or a next slot to compute), earliest first, at
+ * most `limit`, with their jobs' evidence locks (exclusive) and locked for the rest of the
+ * transaction. A job whose run is being recorded right now (its lock is held shared), whose
+ * cursor is being changed by an edit, or which is being deleted, is left for the next batch rather
+ * than waited for.
+ */
+export async function lockDueCursors(db: Queryable, now: Date, limit: number): Promise<DueCursors> {
+  const { rows: due } = await db.query<{ job_id: number; locked: boolean }>(
+    prepared(
+      'lock_due_slot_evidence',
+      `SELECT due.job_id, pg_try_advisory_xact_lock($3, due.job_id) AS locked
+         FROM (SELECT job_id FROM slot_cursors WHERE due_at IS NULL OR due_at <= $1
+               ORDER BY due_at NULLS FIRST, job_id LIMIT $2) AS due`,
+      [now, limit, SLOT_EVIDENCE_LOCK_KEY],
+    ),
+  );
+  const locked = due.filter((row) => row.locked).map((row) => row.job_id);
+  if (locked.length === 0) return { cursors: [], due: due.length };
   const { rows } = await db.query<CursorRow>(
     prepared(
       'lock_due_slot_cursors',
       `SELECT c.job_id, j.name AS job_name, c.judged_until, c.due_at, c.schedule, c.timezone,
               c.earlier_schedules, j.late_after_s, j.catch_up
        FROM slot_cursors c JOIN jobs j ON j.id = c.job_id
-       WHERE c.due_at IS NULL OR c.due_at <= $1
+       WHERE c.job_id = ANY($2::int[]) AND (c.due_at IS NULL OR c.due_at <= $1)
        ORDER BY c.due_at NULLS FIRST, c.job_id
-       LIMIT $2
-       FOR UPDATE OF c SKIP LOCKED`,
-      [now, limit],
+       FOR UPDATE OF c SKIP LOCKED FOR KEY SHARE OF j SKIP LOCKED`,
+      [now, locked],
     ),
   );
-  return rows.map(toCursor);
+  return { cursors: rows.map(toCursor), due: due.length };
 }
 
 function toCursor(row: CursorRow): SlotCursor {
@@ -518,8 +582,8 @@ export async function claimSlot(
   db: Queryable,
   claim: { jobId: number; scheduledAt: Date; runKey: string; allowDuplicates: boolean; at: Date },
 ): Promise<ClaimAnswer> {
-  // Shared, as a recording takes it: a claim is seen by a judgement in progress or sees its slot.
-  await db.query('SELECT pg_advisory_xact_lock_shared($1)', [SLOT_EVIDENCE_LOCK_KEY]);
+  // As a recording takes it: a claim is seen by a judgement of its job in progress or sees its slot.
+  await lockSlotEvidenceOf(db, [claim.jobId]);
   const { rows } = await db.query<{
     run_key: string;
     duplicate_keys: string[];

@@ -16,6 +16,7 @@ import { signedWebhooksSchema } from './015_signed_webhooks';
 import { failureReasonsSchema } from './016_failure_reasons';
 import { slotLedgerSchema } from './017_slot_ledger';
 import { slotPagesVersionSchema } from './018_slot_pages_version';
+import { slotJobLocksSchema } from './019_slot_job_locks';
 
 export interface Migration {
   version: number;
@@ -46,4 +47,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 16, name: 'failure reasons', sql: failureReasonsSchema },
   { version: 17, name: 'slot ledger', sql: slotLedgerSchema },
   { version: 18, name: 'slot pages version', sql: slotPagesVersionSchema },
+  { version: 19, name: 'slot job locks', sql: slotJobLocksSchema },
 ];
