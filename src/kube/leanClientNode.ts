@@ -26,6 +26,9 @@ const API_CLASSES_EXPORT = /^export \{[^}]*\} from '\.\/types\/ObjectParamAPI\.j
  * synchronous hooks, and a client-node whose index reads otherwise is loaded whole: either way the
  * process works as before, with the classes loaded. Returns whether the hook is in place; call it
  * before anything loads client-node.
+ *
+ * @public Required lazily by src/cli.ts (with the cluster parts) and by its test in a Node 24
+ * process of its own; knip follows neither.
  */
 export function leaveClientNodeApiClassesUnloaded(): boolean {
   const registerHooks = (nodeModule as { registerHooks?: RegisterHooks }).registerHooks;
