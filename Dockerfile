@@ -27,12 +27,9 @@ RUN apt-get update \
  && useradd --uid 65532 --gid 65532 --no-create-home --home-dir /tmp --shell /usr/sbin/nologin crondeck
 WORKDIR /app
 # A young generation of 2 MB semi-spaces (Node's default is 16 MB and more): idle after load the
-# service then holds about half the memory, with reads as fast (BENCHMARKS.md, memory). Two malloc
-# arenas instead of one per thread: the controller at 5,000 ScheduledJobs held some 30 MB in
-# malloc, and less with two (docs/sizing.md); the service's memory does not change.
+# service then holds about half the memory, with reads as fast (BENCHMARKS.md, memory).
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=2 \
-    MALLOC_ARENA_MAX=2 \
     HOME=/tmp \
     SERVICE_DATA_DIR=/tmp/data
 # version.ts reads /app/package.json; the dashboard serves its files from src/dashboard/assets.
