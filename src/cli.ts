@@ -15,12 +15,18 @@ import { createLogger } from './logging/logger';
 /**
  * The parts that talk to a cluster load @kubernetes/client-node, whose generated API costs some
  * 60 MB of memory: only the commands that need them load them (`serve` in Kubernetes mode and
- * `controller`), so that `serve` on one machine and `run` in every job's pod stay small.
+ * `controller`), so that `serve` on one machine and `run` in every job's pod stay small. Of that,
+ * its API classes are left unloaded where Node allows it (kube/leanClientNode.ts).
  */
-const clusterParts = () => ({
-  ...(require('./controller/runtime/kubeConfig') as typeof import('./controller/runtime/kubeConfig')),
-  ...(require('./controller/startController') as typeof import('./controller/startController')),
-});
+const clusterParts = () => {
+  (
+    require('./kube/leanClientNode') as typeof import('./kube/leanClientNode')
+  ).leaveClientNodeApiClassesUnloaded();
+  return {
+    ...(require('./controller/runtime/kubeConfig') as typeof import('./controller/runtime/kubeConfig')),
+    ...(require('./controller/startController') as typeof import('./controller/startController')),
+  };
+};
 
 /**
  * The service itself (its HTTP API, dashboard, mailbox and the embedded database's module): only

@@ -170,7 +170,8 @@ export async function run(ctx: BenchContext): Promise<void> {
           `\`${LAST_APPLIED}\` annotation), ${CREATES_IN_FLIGHT} requests in flight ` +
           `(all sent in ${(createdMs / 1000).toFixed(1)} s), each with its own schedule (none due while the bench runs), one in five in a time zone, ` +
           'one in ten with a webhook shortcut. `crondeck controller` (a process of its own, leader election on, ' +
-          `started as the image and the chart start it: ${describeShippedStart('controller', 'controller')}) ` +
+          `started as the image and the chart start it: ${describeShippedStart('controller', 'controller')}` +
+          `${describeChartControllerEnv()}) ` +
           `watches the namespace; Ready means Ready=True with observedGeneration = generation.`,
         '',
         markdownTable(
@@ -271,6 +272,23 @@ interface ControllerProcess {
   stop(): Promise<void>;
 }
 
+/** The chart's default `controller.extraEnv` (literal values only): the controller's pod has them. */
+function chartControllerEnv(): Record<string, string> {
+  const values = parse(readFileSync(join(REPO_ROOT, 'charts', 'crondeck', 'values.yaml'), 'utf8')) as {
+    controller: { extraEnv?: { name: string; value?: string }[] };
+  };
+  const env: Record<string, string> = {};
+  for (const variable of values.controller.extraEnv ?? []) {
+    if (variable.value !== undefined) env[variable.name] = variable.value;
+  }
+  return env;
+}
+
+function describeChartControllerEnv(): string {
+  const variables = Object.entries(chartControllerEnv()).map(([name, value]) => `\`${name}=${value}\``);
+  return variables.length > 0 ? `, with the chart's \`controller.extraEnv\` (${variables.join(', ')})` : '';
+}
+
 async function startControllerProcess(env: Record<string, string>): Promise<ControllerProcess> {
   const port = await freePort();
   const log = openSync(join(WORK_DIR, 'logs', 'controller.log'), 'a');
@@ -282,6 +300,7 @@ async function startControllerProcess(env: Record<string, string>): Promise<Cont
       env: {
         PATH: process.env.PATH,
         ...shipped.env,
+        ...chartControllerEnv(),
         ...env,
         CRONDECK_HEALTH_PORT: String(port),
         POD_NAME: 'crondeck-controller-bench',

@@ -1,27 +1,20 @@
-import {
-  BatchV1Api,
-  CoordinationV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
-  type KubernetesListObject,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1CronJob,
-  type V1Job,
-  type V1Pod,
-  type V1Secret,
+import type {
+  KubeConfig,
+  KubernetesListObject,
+  V1CronJob,
+  V1Job,
+  V1Pod,
+  V1Secret,
 } from '@kubernetes/client-node';
 import type { Logger } from '../logging/logger';
 import type { AlertConfigResource } from './resources/alertConfig';
 import { CRONDECK_GROUP, CRONDECK_VERSION } from './resources/group';
 import type { ScheduledJob } from './resources/scheduledJob';
+import { LeanBatchV1Api, LeanCoordinationV1Api, LeanCoreV1Api, LeanCustomObjectsApi } from './leanApis';
 import { type RetryAfterPolicy, retryingApiClient } from './retryAfter';
 
 /** The identity the controller writes under (`managedFields`, audit logs). */
 const FIELD_MANAGER = 'crondeck-controller';
-
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 type CustomPlural = 'scheduledjobs' | 'alertconfigs';
 
@@ -33,11 +26,11 @@ type CustomPlural = 'scheduledjobs' | 'alertconfigs';
  * retryAfter.ts).
  */
 export class ClusterClient {
-  readonly custom: CustomObjectsApi;
-  readonly batch: BatchV1Api;
-  readonly core: CoreV1Api;
+  readonly custom: LeanCustomObjectsApi;
+  readonly batch: LeanBatchV1Api;
+  readonly core: LeanCoreV1Api;
   /** The leader election's Leases. */
-  readonly coordination: CoordinationV1Api;
+  readonly coordination: LeanCoordinationV1Api;
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -46,10 +39,10 @@ export class ClusterClient {
     const policy: Partial<RetryAfterPolicy> = {
       onRetry: (retry) => logger.info('the API server asked to wait; sending the request again', retry),
     };
-    this.custom = retryingApiClient(kubeConfig, CustomObjectsApi, policy);
-    this.batch = retryingApiClient(kubeConfig, BatchV1Api, policy);
-    this.core = retryingApiClient(kubeConfig, CoreV1Api, policy);
-    this.coordination = retryingApiClient(kubeConfig, CoordinationV1Api, policy);
+    this.custom = retryingApiClient(kubeConfig, LeanCustomObjectsApi, policy);
+    this.batch = retryingApiClient(kubeConfig, LeanBatchV1Api, policy);
+    this.core = retryingApiClient(kubeConfig, LeanCoreV1Api, policy);
+    this.coordination = retryingApiClient(kubeConfig, LeanCoordinationV1Api, policy);
   }
 
   // --- ScheduledJob and AlertConfig -------------------------------------------------------------
@@ -84,17 +77,21 @@ export class ClusterClient {
   /** A merge patch of the main resource (spec, labels, finalizers); with `resourceVersion` in the
    *  patch's metadata it applies only to that version (409 otherwise). */
   patchScheduledJob(namespace: string, name: string, patch: object): Promise<ScheduledJob> {
-    return this.custom.patchNamespacedCustomObject(
-      { ...this.sj(namespace), name, body: patch, fieldManager: FIELD_MANAGER },
-      MERGE_PATCH,
-    );
+    return this.custom.patchNamespacedCustomObject({
+      ...this.sj(namespace),
+      name,
+      body: patch,
+      fieldManager: FIELD_MANAGER,
+    });
   }
 
   patchScheduledJobStatus(namespace: string, name: string, status: object): Promise<ScheduledJob> {
-    return this.custom.patchNamespacedCustomObjectStatus(
-      { ...this.sj(namespace), name, body: { status }, fieldManager: FIELD_MANAGER },
-      MERGE_PATCH,
-    );
+    return this.custom.patchNamespacedCustomObjectStatus({
+      ...this.sj(namespace),
+      name,
+      body: { status },
+      fieldManager: FIELD_MANAGER,
+    });
   }
 
   deleteScheduledJob(namespace: string, name: string): Promise<unknown> {
@@ -102,17 +99,21 @@ export class ClusterClient {
   }
 
   patchAlertConfig(namespace: string, name: string, patch: object): Promise<AlertConfigResource> {
-    return this.custom.patchNamespacedCustomObject(
-      { ...this.ac(namespace), name, body: patch, fieldManager: FIELD_MANAGER },
-      MERGE_PATCH,
-    );
+    return this.custom.patchNamespacedCustomObject({
+      ...this.ac(namespace),
+      name,
+      body: patch,
+      fieldManager: FIELD_MANAGER,
+    });
   }
 
   patchAlertConfigStatus(namespace: string, name: string, status: object): Promise<AlertConfigResource> {
-    return this.custom.patchNamespacedCustomObjectStatus(
-      { ...this.ac(namespace), name, body: { status }, fieldManager: FIELD_MANAGER },
-      MERGE_PATCH,
-    );
+    return this.custom.patchNamespacedCustomObjectStatus({
+      ...this.ac(namespace),
+      name,
+      body: { status },
+      fieldManager: FIELD_MANAGER,
+    });
   }
 
   // --- CronJobs and Jobs --------------------------------------------------------------------------
@@ -140,10 +141,7 @@ export class ClusterClient {
   }
 
   patchCronJob(namespace: string, name: string, patch: object): Promise<V1CronJob> {
-    return this.batch.patchNamespacedCronJob(
-      { namespace, name, body: patch, fieldManager: FIELD_MANAGER },
-      MERGE_PATCH,
-    );
+    return this.batch.patchNamespacedCronJob({ namespace, name, body: patch, fieldManager: FIELD_MANAGER });
   }
 
   jobsPath(namespace: string | null): string {
@@ -194,10 +192,7 @@ export class ClusterClient {
 
   /** A merge patch: `{ data: { key: value } }` sets keys, `{ data: { key: null } }` removes them. */
   patchSecret(namespace: string, name: string, patch: object): Promise<V1Secret> {
-    return this.core.patchNamespacedSecret(
-      { namespace, name, body: patch, fieldManager: FIELD_MANAGER },
-      MERGE_PATCH,
-    );
+    return this.core.patchNamespacedSecret({ namespace, name, body: patch, fieldManager: FIELD_MANAGER });
   }
 
   private sj(namespace: string) {

@@ -1,4 +1,10 @@
-import { CustomObjectsApi, type KubeConfig, type V1CronJob, type V1Secret } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type V1CronJob,
+  type V1Secret,
+} from '@kubernetes/client-node';
 import { reportTokenFor } from '../../src/domain/reportToken';
 import type { RunningController } from '../../src/controller/startController';
 import type { Database } from '../../src/store/database';
@@ -211,7 +217,9 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
     await cluster.patchSecret(NAMESPACE, 'crondeck-report-tokens-0', { data: { [key]: null } });
     await until(() => get('secrets', 'crondeck-report-tokens-0')?.data?.[key], 'the key put back');
 
-    await cluster.core.deleteNamespacedSecret({ namespace: NAMESPACE, name: 'crondeck-report-tokens-0' });
+    await cluster.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .deleteNamespacedSecret({ namespace: NAMESPACE, name: 'crondeck-report-tokens-0' });
     await until(() => get('secrets', 'crondeck-report-tokens-0')?.data?.[key], 'the Secret put back');
     expect(Buffer.from(get('secrets', 'crondeck-report-tokens-0')!.data[key], 'base64').toString()).toBe(
       reportTokenFor(REPORT_SECRET, id),

@@ -1,4 +1,6 @@
 import { V1EnvVar } from '@kubernetes/client-node';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { SharedValues } from '../../src/controller/runtime/sharedValues';
 
 /** What two watch events bring: the same content, parsed apart. */
@@ -65,9 +67,41 @@ describe('SharedValues', () => {
     const long = { command: ['sh', '-c', 'x'.repeat(300)] };
     expect(pool.share(parsed(long))).not.toBe(pool.share(parsed(long)));
 
-    for (let id = 0; id < 25_000; id++) pool.share({ name: 'JOB_ID', value: String(id) });
+    const shared = pool.share(parsed(podEnvVar));
+    for (let id = 0; id < 25_000; id++) {
+      pool.share({ name: 'JOB_ID', value: String(id) });
+      // What every object holds outlives the turns of the pool; what one object held does not.
+      if (id % 100 === 0) expect(pool.share(parsed(podEnvVar))).toBe(shared);
+    }
     expect(pool.size).toBeLessThanOrEqual(20_000);
-    // Still sharing after starting over.
-    expect(pool.share(parsed(podEnvVar))).toBe(pool.share(parsed(podEnvVar)));
+  });
+
+  it('keeps one copy of a string that objects parsed apart hold, where no part is shared', () => {
+    // Strings have no identity a test can see (=== compares content): what each copy costs is
+    // read off the heap, after a full collection.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const pool = new SharedValues();
+    const image = `registry.example/team/${'worker-image-'.repeat(12)}:v1`;
+    const heapAfter = (build: () => unknown[]) => {
+      gc();
+      const before = getHeapStatistics().used_heap_size;
+      const kept = build();
+      gc();
+      const grown = getHeapStatistics().used_heap_size - before;
+      expect(kept).toHaveLength(20_000);
+      return grown;
+    };
+    // Each container's own long command keeps it from being shared whole: only its strings can be.
+    const containers = (share: boolean) => () =>
+      Array.from({ length: 20_000 }, (_, id) => {
+        const container = parsed({ image, command: ['sh', '-c', `${'echo tick; '.repeat(30)}${id}`] });
+        return share ? pool.share(container) : container;
+      });
+
+    const apart = heapAfter(containers(false));
+    const pooled = heapAfter(containers(true));
+    // 20,000 copies of a 180-character string are 3.6 MB of the first; one copy, none of the second.
+    expect(apart - pooled).toBeGreaterThan(3_000_000);
   });
 });

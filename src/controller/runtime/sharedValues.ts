@@ -9,14 +9,14 @@
  * Only parts that are plain data are shared: plain objects and arrays (or client-node's model
  * objects, which keep their class) whose every value is a string, number, boolean, null or such a
  * part, and whose JSON stays short. What differs from object to object (uids, versions, job ids)
- * is kept too, until the pool is full and starts over: a bound on the memory it holds, at the cost
- * of a second copy of some parts.
+ * is kept too, until a generation of the pool is full and a new one starts (makeRoom): a bound on
+ * the memory it holds, at the cost of a second copy of some parts.
  */
 
 /** Longer parts are left as they are: the parts worth sharing are the small, repeated ones. */
 const MAX_KEY_LENGTH = 256;
-/** Parts and strings remembered before the pool starts over. */
-const MAX_ENTRIES = 20_000;
+/** Parts and strings remembered in one generation of the pool (it keeps two, see makeRoom). */
+const GENERATION_ENTRIES = 10_000;
 
 interface Visited {
   value: unknown;
@@ -24,9 +24,16 @@ interface Visited {
   key: string | null;
 }
 
+interface Generation {
+  parts: Map<string, object>;
+  strings: Map<string, string>;
+}
+
+const emptyGeneration = (): Generation => ({ parts: new Map(), strings: new Map() });
+
 export class SharedValues {
-  private parts = new Map<string, object>();
-  private strings = new Map<string, string>();
+  private current = emptyGeneration();
+  private previous = emptyGeneration();
 
   /**
    * Returns `value` with its small data parts and strings replaced by the copies already kept:
@@ -39,7 +46,8 @@ export class SharedValues {
 
   /** How many parts and strings are kept (for tests). */
   get size(): number {
-    return this.parts.size + this.strings.size;
+    const entries = (generation: Generation) => generation.parts.size + generation.strings.size;
+    return entries(this.current) + entries(this.previous);
   }
 
   private visit(value: unknown): Visited {
@@ -64,7 +72,8 @@ export class SharedValues {
     let key: string | null = '[';
     items.forEach((item, index) => {
       const visited = this.visit(item);
-      if (visited.value !== item) items[index] = visited.value;
+      // Always written back: a kept string is equal (===) to the one it replaces, yet another copy.
+      items[index] = visited.value;
       key = key === null || visited.key === null ? null : `${key}${index > 0 ? ',' : ''}${visited.key}`;
       if (key !== null && key.length > MAX_KEY_LENGTH) key = null;
     });
@@ -83,7 +92,7 @@ export class SharedValues {
     for (const name of Object.keys(fields)) {
       const field = fields[name];
       const visited = this.visit(field);
-      if (visited.value !== field) fields[name] = visited.value;
+      fields[name] = visited.value;
       key =
         key === null || visited.key === null
           ? null
@@ -95,26 +104,37 @@ export class SharedValues {
   }
 
   private part(value: object, key: string): Visited {
-    const kept = this.parts.get(key);
-    if (kept) return { value: kept, key };
-    this.makeRoom();
-    this.parts.set(key, Object.freeze(value));
-    return { value, key };
+    const kept = this.current.parts.get(key) ?? this.previous.parts.get(key);
+    const shared = kept ?? Object.freeze(value);
+    if (!this.current.parts.has(key)) {
+      this.makeRoom();
+      this.current.parts.set(key, shared);
+    }
+    return { value: shared, key };
   }
 
   private string(value: string): string {
     if (value.length > MAX_KEY_LENGTH) return value;
-    const kept = this.strings.get(value);
-    if (kept !== undefined) return kept;
-    this.makeRoom();
-    this.strings.set(value, value);
-    return value;
+    const kept = this.current.strings.get(value) ?? this.previous.strings.get(value);
+    const shared = kept ?? value;
+    if (!this.current.strings.has(value)) {
+      this.makeRoom();
+      this.current.strings.set(value, shared);
+    }
+    return shared;
   }
 
+  /**
+   * Starts a new generation once the current one is full, keeping the last one for look-ups: what
+   * every object holds (env var names, images, label maps) is found there and carried into the new
+   * generation, while what only one object held (uids, versions) is forgotten with the old one.
+   * Starting over from nothing instead would give each value a new copy at every turn, and at
+   * 5,000 CronJobs the values that differ fill a generation every few hundred objects.
+   */
   private makeRoom(): void {
-    if (this.parts.size + this.strings.size < MAX_ENTRIES) return;
-    this.parts = new Map();
-    this.strings = new Map();
+    if (this.current.parts.size + this.current.strings.size < GENERATION_ENTRIES) return;
+    this.previous = this.current;
+    this.current = emptyGeneration();
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ObjectCache, V1CronJob } from '@kubernetes/client-node';
+import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Clock } from '../../domain/clock';
 import { effectiveTimeZone, type Job } from '../../domain/job';
@@ -284,7 +285,10 @@ export class ScheduledJobReconciler {
     const desired = desiredStatus(resource, observed, readiness, this.deps.clock.now());
     if (!statusDiffers(resource.status, desired)) return;
     const uid = resource.metadata.uid ?? '';
-    const written = `${resource.metadata.resourceVersion}/${JSON.stringify(desired)}`;
+    // A digest, not the text: the memo is kept for every resource (5,000 statuses of ~300 bytes).
+    const written = createHash('sha1')
+      .update(`${resource.metadata.resourceVersion}/${JSON.stringify(desired)}`)
+      .digest('base64');
     if (this.statusWritten.get(uid) === written) return;
     // A merge patch: keys the desired status no longer has are removed with null.
     const patch: Record<string, unknown> = { ...desired };
