@@ -17,6 +17,7 @@ import { failureReasonsSchema } from './016_failure_reasons';
 import { slotLedgerSchema } from './017_slot_ledger';
 import { slotPagesVersionSchema } from './018_slot_pages_version';
 import { slotJobLocksSchema } from './019_slot_job_locks';
+import { clusterRunClaimsPlannedPerCallSchema } from './020_cluster_run_claims_planned_per_call';
 
 export interface Migration {
   version: number;
@@ -48,4 +49,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 17, name: 'slot ledger', sql: slotLedgerSchema },
   { version: 18, name: 'slot pages version', sql: slotPagesVersionSchema },
   { version: 19, name: 'slot job locks', sql: slotJobLocksSchema },
+  { version: 20, name: 'cluster run claims planned per call', sql: clusterRunClaimsPlannedPerCallSchema },
 ];
