@@ -14,6 +14,7 @@ import {
   openDashboard,
   screenshot,
 } from './browser';
+import type { SlotJson } from '../support/slotJson';
 
 jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
@@ -21,15 +22,6 @@ const DOCS_DIR = path.join(__dirname, '..', '..', 'docs');
 const SECRET = 'the-report-secret-of-the-dashboard-slot-tests';
 /** The browser's own zone: two hours ahead of UTC in June, so a time read as UTC shows. */
 const BROWSER_ZONE = { timezoneId: 'Europe/Berlin', locale: 'en-US' };
-
-interface SlotJson {
-  scheduledAt: string;
-  outcome: string;
-  executionIds: number[];
-  startedAt: string | null;
-  delayMs: number | null;
-  reason: string | null;
-}
 
 /** "12:05:00 PM": how the page (en-US, Europe/Berlin) shows the time of an instant. */
 const berlinTime = (iso: string) =>

@@ -3,15 +3,7 @@ import { ControlledAttempts } from '../support/attempts';
 import { ManualClock } from '../support/clock';
 import { createTestDatabase } from '../support/database';
 import { eventually, startTestService, type TestService } from '../support/service';
-
-interface SlotJson {
-  scheduledAt: string;
-  outcome: string;
-  executionIds: number[];
-  startedAt: string | null;
-  delayMs: number | null;
-  reason: string | null;
-}
+import type { SlotJson } from '../support/slotJson';
 
 /**
  * The slot ledger through the API and the local runtime, with a hand-moved clock: each outcome made

@@ -4,6 +4,7 @@ import { listSlotsJson } from '../../src/store/slots';
 import { ControlledAttempts } from '../support/attempts';
 import { ManualClock } from '../support/clock';
 import { eventually, startTestService, type TestService } from '../support/service';
+import type { SlotJson } from '../support/slotJson';
 
 /**
  * GET /api/jobs/:id/slots answers pages it keeps while nothing they show has changed
@@ -28,14 +29,8 @@ const PAGES: Page[] = [
   },
 ];
 
-interface Slot {
-  scheduledAt: string;
-  outcome: string;
-  executionIds: number[];
-  startedAt: string | null;
-  delayMs: number | null;
-  reason: string | null;
-}
+/** What `judgedJob` leaves judged, newest first. */
+const FIVE_MISSED = ['10:50 missed', '10:40 missed', '10:30 missed', '10:20 missed', '10:10 missed'];
 
 describe('GET /api/jobs/:id/slots is never stale', () => {
   let service: TestService;
@@ -44,21 +39,21 @@ describe('GET /api/jobs/:id/slots is never stale', () => {
   const sql = (text: string, values: unknown[] = []) => service.db.pool.query(text, values);
 
   /** Every page of the job through HTTP, each checked byte for byte against an uncached read. */
-  async function readFresh(id: number): Promise<Slot[][]> {
-    const pages: Slot[][] = [];
+  async function readFresh(id: number): Promise<SlotJson[][]> {
+    const pages: SlotJson[][] = [];
     for (const page of PAGES) {
       const response = await service.request('GET', `/api/jobs/${id}/slots${page.query}`);
       const uncached = await listSlotsJson(service.db.pool, id, page.range);
       expect(uncached.body).not.toBeNull();
       expect({ status: response.status, text: response.text }).toEqual({ status: 200, text: uncached.body });
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      pages.push(response.body as Slot[]);
+      pages.push(response.body as SlotJson[]);
     }
     return pages;
   }
 
   /** The newest 100, after reading every page twice (so that each is kept). */
-  async function readKept(id: number): Promise<Slot[]> {
+  async function readKept(id: number): Promise<SlotJson[]> {
     await readFresh(id);
     return (await readFresh(id))[0]!;
   }
@@ -78,7 +73,7 @@ describe('GET /api/jobs/:id/slots is never stale', () => {
     return id;
   }
 
-  const outcomes = (slots: Slot[]) =>
+  const outcomes = (slots: SlotJson[]) =>
     slots.map((slot) => `${slot.scheduledAt.slice(11, 16)} ${slot.outcome}`);
 
   beforeAll(async () => {
@@ -101,13 +96,7 @@ describe('GET /api/jobs/:id/slots is never stale', () => {
 
   it('shows the slots the judge writes', async () => {
     const id = await judgedJob();
-    expect(outcomes(await readKept(id))).toEqual([
-      '10:50 missed',
-      '10:40 missed',
-      '10:30 missed',
-      '10:20 missed',
-      '10:10 missed',
-    ]);
+    expect(outcomes(await readKept(id))).toEqual(FIVE_MISSED);
     await service.local.judgeSlots(clock.set('2026-06-01T11:10:30Z'));
     expect(outcomes(await readKept(id))[0]).toBe('11:00 missed');
   });
@@ -183,13 +172,7 @@ describe('GET /api/jobs/:id/slots is never stale', () => {
       return rows[0].n === 2 ? true : null;
     });
     // Backfill runs do not change the slots' outcomes (docs/slots.md).
-    expect(outcomes(await readKept(id))).toEqual([
-      '10:50 missed',
-      '10:40 missed',
-      '10:30 missed',
-      '10:20 missed',
-      '10:10 missed',
-    ]);
+    expect(outcomes(await readKept(id))).toEqual(FIVE_MISSED);
     await service.local.judgeSlots(clock.set('2026-06-01T11:10:30Z'));
     expect(outcomes(await readKept(id))[0]).toBe('11:00 missed');
   });
