@@ -28,8 +28,6 @@ import { eachAlone, GroupCommit } from './groupCommit';
 import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
 import type { AbandonedRunEnding } from './leftoverRuns';
 
-const RECORDING_LANES = 2;
-
 /** Observers told after the commit (metrics caches, live dashboards). Never awaited by the runtime. */
 export type ExecutionListener = (execution: Execution) => void;
 
@@ -45,7 +43,7 @@ type Recording =
     };
 
 /**
- * What a lane takes: a recording, or a pod's report, which names its job by id only: the jobs of a
+ * What a batch takes: a recording, or a pod's report, which names its job by id only: the jobs of a
  * batch's reports are read together, in one statement, before its transaction.
  */
 type Submission =
@@ -67,13 +65,15 @@ type Submission =
 export class ExecutionRecorder {
   private readonly listeners: ExecutionListener[] = [];
   /**
-   * Two lanes of batches, a job's executions always in the same one: while one lane's transaction
-   * waits on the database, the other's is being written. Two transactions of this process then
-   * never write the same job's row, nor claim the same cluster run (a run is one job's).
+   * One batch at a time. Two transactions of this process then never write the same job's row nor
+   * claim the same cluster run, and under load a batch takes whatever finished while the one before
+   * was written: with 16 reports in flight, one queue recorded 4,048 a second where two (a job's
+   * executions always in the same one) recorded 2,698, each transaction carrying half as many for
+   * the same statements, and the two contending for the same pages and hot rows
+   * (docs/benchmarks/where-the-time-goes.md).
    */
-  private readonly lanes = Array.from(
-    { length: RECORDING_LANES },
-    () => new GroupCommit<Submission, Execution | null>((submissions) => this.recordBatch(submissions)),
+  private readonly batches = new GroupCommit<Submission, Execution | null>((submissions) =>
+    this.recordBatch(submissions),
   );
   /** Attempts that start while others' rows are being opened are opened together. */
   private readonly starts = new GroupCommit<StartingAttempt, number>((attempts) => this.openRows(attempts));
@@ -227,13 +227,12 @@ export class ExecutionRecorder {
   }
 
   private async record(submission: Submission): Promise<Execution | null> {
-    const jobId = submission.kind === 'report' ? submission.jobId : submission.job.id;
-    const execution = await this.lanes[jobId % RECORDING_LANES]!.submit(submission);
+    const execution = await this.batches.submit(submission);
     if (execution) this.notify(execution);
     return execution;
   }
 
-  /** Records a lane's batch: reads the jobs its reports name, then records what it can together. */
+  /** Records a batch: reads the jobs its reports name, then records what it can together. */
   private async recordBatch(submissions: Submission[]): Promise<PromiseSettledResult<Execution | null>[]> {
     const reported = submissions.flatMap((each) => (each.kind === 'report' ? [each.jobId] : []));
     const jobs = await findJobs(this.pool, [...new Set(reported)]);

@@ -18,6 +18,7 @@ import { slotLedgerSchema } from './017_slot_ledger';
 import { slotPagesVersionSchema } from './018_slot_pages_version';
 import { slotJobLocksSchema } from './019_slot_job_locks';
 import { clusterRunClaimsPlannedPerCallSchema } from './020_cluster_run_claims_planned_per_call';
+import { plansKeptPerConnectionSchema } from './021_plans_kept_per_connection';
 
 export interface Migration {
   version: number;
@@ -50,4 +51,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 18, name: 'slot pages version', sql: slotPagesVersionSchema },
   { version: 19, name: 'slot job locks', sql: slotJobLocksSchema },
   { version: 20, name: 'cluster run claims planned per call', sql: clusterRunClaimsPlannedPerCallSchema },
+  { version: 21, name: 'plans kept per connection', sql: plansKeptPerConnectionSchema },
 ];
