@@ -181,6 +181,35 @@ export async function findJobs(db: Queryable, ids: number[]): Promise<Map<number
   return new Map(rows.map((row) => [row.id, toJob(row)]));
 }
 
+/**
+ * Every job's id and row version: the row's `xmin`, which every write of the row changes (a new
+ * version of a row is written by its own transaction) and which no two versions of one row share.
+ * Comparing them with those of a last read tells which jobs changed since, however the writes'
+ * commits were ordered and whoever wrote them, without reading the jobs themselves.
+ */
+export async function listJobRowVersions(db: Queryable): Promise<Map<number, string>> {
+  const { rows } = await db.query<{ id: number; row_version: string }>(
+    prepared('list_job_row_versions', 'SELECT id, xmin::text AS row_version FROM jobs', []),
+  );
+  return new Map(rows.map((row) => [row.id, row.row_version]));
+}
+
+/** The jobs of the given ids with their row versions (`listJobRowVersions`); ids without a job are absent. */
+export async function findJobsWithRowVersions(
+  db: Queryable,
+  ids: number[],
+): Promise<{ job: Job; rowVersion: string }[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<JobRow & { row_version: string }>(
+    prepared(
+      'find_jobs_with_row_versions',
+      `SELECT ${JOB_COLUMNS}, xmin::text AS row_version FROM jobs WHERE id = ANY ($1::int[]) ORDER BY id`,
+      [ids],
+    ),
+  );
+  return rows.map((row) => ({ job: toJob(row), rowVersion: row.row_version }));
+}
+
 export async function findJobByName(db: Queryable, name: string): Promise<Job | null> {
   const { rows } = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE name = $1`, [name]);
   return rows[0] ? toJob(rows[0]) : null;

@@ -3,7 +3,7 @@ import { findJob } from '../../src/store/jobs';
 import { startTestService, type TestService } from '../support/service';
 
 /**
- * The local runtime re-reads every job when its change mark moves (another replica edited one). A
+ * The local runtime re-reads the jobs that changed when its change mark moves (another replica edited one). A
  * recorded run changes the job list (its last run) but no definition: it must leave the mark alone,
  * or every second of recording would re-parse every schedule.
  */

@@ -118,6 +118,12 @@ const DEFAULT_OWNER_TIMEOUT_MS = 30_000;
  */
 export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   private readonly entries = new Map<number, ScheduledEntry>();
+  /**
+   * The row version (store/jobs.ts `listJobRowVersions`) of each job as last loaded while leading,
+   * disabled ones included: a reload reads only the jobs whose version moved since. Jobs saved
+   * through this process are scheduled at once (`jobSaved`) and read once more by the next reload.
+   */
+  private readonly loadedVersions = new Map<number, string>();
   private readonly active = new Set<ActiveRun>();
   /** Writes started by ticks (skipped fire times, ended pauses), awaited by `tick` and `idle`. */
   private readonly housekeeping = new Set<Promise<unknown>>();
@@ -231,6 +237,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
 
   async jobDeleted(jobId: number): Promise<void> {
     this.entries.delete(jobId);
+    this.loadedVersions.delete(jobId);
     this.catchUps.delete(jobId);
     for (const run of this.active) if (run.jobId === jobId) run.abort.abort();
   }
@@ -353,6 +360,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       this.clearTimer();
       clearTimeout(this.judgeTimer);
       this.entries.clear();
+      this.loadedVersions.clear();
       // The new leader works out the catch-ups and resumes the backfills from the database.
       this.catchUps.clear();
       this.options.logger.warn('no longer leading: this process stops firing jobs');
@@ -482,22 +490,33 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     }
   }
 
+  /**
+   * Brings the schedule up to the database: the scheduler switch, and the jobs that changed since
+   * they were last loaded (their row versions moved), new and deleted ones included. A reload
+   * reads every job's version but only the changed jobs: after many creations through this process
+   * (each scheduled already), the jobs created, not all of them.
+   */
   private async reload(): Promise<void> {
-    const [state, jobs] = await Promise.all([
+    const [state, versions] = await Promise.all([
       this.options.store.loadSchedulerState(),
-      this.options.store.loadJobs(),
+      this.options.store.loadJobRowVersions(),
     ]);
     if (!this.leading) return;
+    const changed = [...versions].filter(([id, version]) => this.loadedVersions.get(id) !== version);
+    const loaded = await this.options.store.loadJobs(changed.map(([id]) => id));
+    if (!this.leading) return;
     this.state = state;
-    const seen = new Set<number>();
-    for (const job of jobs) {
-      seen.add(job.id);
+    for (const { job, rowVersion } of loaded) {
+      this.loadedVersions.set(job.id, rowVersion);
       this.schedule(job);
     }
-    for (const id of [...this.entries.keys()]) if (!seen.has(id)) this.entries.delete(id);
+    // Gone since the versions were read, or deleted before; a job deleted between the two reads
+    // is dropped by the next reload, which its deletion asks for.
+    for (const id of [...this.loadedVersions.keys()]) if (!versions.has(id)) this.loadedVersions.delete(id);
+    for (const id of [...this.entries.keys()]) if (!versions.has(id)) this.entries.delete(id);
     for (const id of [...this.catchUps.keys()]) if (!this.entries.has(id)) this.catchUps.delete(id);
     // A job deleted through another process: its run stops here as it would for a local deletion.
-    for (const run of this.active) if (!seen.has(run.jobId)) run.abort.abort();
+    for (const run of this.active) if (!versions.has(run.jobId)) run.abort.abort();
     this.arm();
   }
 

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Job } from '../../domain/job';
 import type { SchedulerState } from '../../domain/schedulerState';
-import { findJob, listJobs } from '../../store/jobs';
+import { findJob, findJobsWithRowVersions, listJobRowVersions } from '../../store/jobs';
 import { readVersionsMark } from '../../store/listVersions';
 import { requestRun, takeRunRequests } from '../../store/runRequests';
 import type { ProcessIdentity } from '../../runner/processIdentity';
@@ -29,7 +29,10 @@ import { type LedgerReads, ledgerReadsOf } from '../../scheduling/catchUpSlots';
 
 /** What the local runtime reads and writes in the database besides executions. */
 export interface LocalRuntimeStore {
-  loadJobs(): Promise<Job[]>;
+  /** Every job's row version, by id: a job whose version is not the one last loaded has changed. */
+  loadJobRowVersions(): Promise<Map<number, string>>;
+  /** The jobs of `ids`, each with its row version. */
+  loadJobs(ids: number[]): Promise<{ job: Job; rowVersion: string }[]>;
   findJob(id: number): Promise<Job | null>;
   loadSchedulerState(): Promise<SchedulerState>;
   /** Clears the stored pause that ends at `until`, unless it was replaced meanwhile. */
@@ -62,7 +65,8 @@ export interface LocalRuntimeStore {
 
 export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
   return {
-    loadJobs: () => listJobs(pool),
+    loadJobRowVersions: () => listJobRowVersions(pool),
+    loadJobs: (ids) => findJobsWithRowVersions(pool, ids),
     findJob: (id) => findJob(pool, id),
     loadSchedulerState: () => readSchedulerState(pool),
     endPauseAt: async (until) => void (await endPauseAt(pool, until)),

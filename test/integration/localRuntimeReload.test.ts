@@ -1,0 +1,98 @@
+import type { QueryConfig } from 'pg';
+import { ControlledAttempts } from '../support/attempts';
+import { ManualClock } from '../support/clock';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * The leader reloads its schedule when a job's definition changes, whoever changed it. It reads
+ * every job's row version and only the jobs whose version moved: a burst of creations through the
+ * API (each scheduled at once) costs a reload of those jobs, not of every job each second.
+ */
+describe("the local runtime's reload", () => {
+  let service: TestService;
+  let clock: ManualClock;
+  let attempts: ControlledAttempts;
+  /** The statements the service sends through its pool. */
+  let queries: jest.SpyInstance;
+
+  const create = async (name: string, schedule = '0 * * * *') =>
+    (await service.request('POST', '/api/jobs', { name, schedule, command: 'true' })).body.id as number;
+  /** The ids of the jobs read whole (store/jobs.ts findJobsWithRowVersions), in order. */
+  const idsLoaded = () =>
+    queries.mock.calls
+      .map(([config]) => config as QueryConfig)
+      .filter((config) => config.name === 'crondeck_find_jobs_with_row_versions')
+      .flatMap((config) => config.values![0] as number[])
+      .sort((a, b) => a - b);
+  const nextFire = (id: number) => service.local.nextFireTimes().get(id)?.toISOString();
+
+  beforeEach(async () => {
+    clock = new ManualClock('2026-06-01T10:00:30Z');
+    attempts = new ControlledAttempts();
+    // No background syncing: the test says when the leader looks for changes.
+    service = await startTestService({ clock, local: { execute: attempts.run, syncIntervalMs: null } });
+    queries = jest.spyOn(service.db.pool, 'query');
+  });
+  afterEach(async () => {
+    queries.mockRestore();
+    while (attempts.pending.length > 0) attempts.finishNext();
+    await service.stop();
+  });
+
+  it('reads the jobs created through the API once, and nothing while nothing changes', async () => {
+    const first = await create('a');
+    await service.local.sync();
+    expect(idsLoaded()).toEqual([first]);
+    queries.mockClear();
+    const created = [await create('b'), await create('c')];
+    // Scheduled as they were created, before any reload.
+    for (const id of created) expect(nextFire(id)).toBe('2026-06-01T11:00:00.000Z');
+    await service.local.sync();
+    expect(idsLoaded()).toEqual(created);
+    queries.mockClear();
+    await service.local.sync();
+    await service.local.sync();
+    expect(idsLoaded()).toEqual([]);
+  });
+
+  it('reads only what changed behind its back, and takes each change', async () => {
+    const [kept, edited, disabled, deleted] = [
+      await create('kept'),
+      await create('edited'),
+      await create('disabled'),
+      await create('deleted'),
+    ];
+    await service.local.sync();
+    queries.mockClear();
+
+    const sql = (text: string, values: unknown[] = []) => service.db.pool.query(text, values);
+    await sql(`UPDATE jobs SET schedule = '30 * * * *' WHERE id = $1`, [edited]);
+    await sql('UPDATE jobs SET enabled = false WHERE id = $1', [disabled]);
+    await sql('DELETE FROM jobs WHERE id = $1', [deleted]);
+    const added = (
+      await sql(
+        `INSERT INTO jobs (name, schedule, command) VALUES ('added', '45 * * * *', 'true') RETURNING id`,
+      )
+    ).rows[0].id as number;
+    await service.local.sync();
+
+    expect(idsLoaded()).toEqual([edited, disabled, added]);
+    expect(nextFire(kept)).toBe('2026-06-01T11:00:00.000Z');
+    expect(nextFire(edited)).toBe('2026-06-01T10:30:00.000Z');
+    expect(nextFire(disabled)).toBeUndefined();
+    expect(nextFire(deleted)).toBeUndefined();
+    expect(nextFire(added)).toBe('2026-06-01T10:45:00.000Z');
+
+    // Switched on again behind its back: read again, scheduled again.
+    queries.mockClear();
+    await sql('UPDATE jobs SET enabled = true WHERE id = $1', [disabled]);
+    await service.local.sync();
+    expect(idsLoaded()).toEqual([disabled]);
+    expect(nextFire(disabled)).toBe('2026-06-01T11:00:00.000Z');
+
+    // The edited job fires on its new schedule, with what the database holds.
+    clock.set('2026-06-01T10:30:00Z');
+    await service.local.tick();
+    expect(attempts.started.map((run) => run.jobName)).toEqual(['edited']);
+  });
+});
