@@ -38,9 +38,23 @@ describe('GroupCommit', () => {
     expect(writer.batches).toEqual([[1]]);
     await writer.releaseNext();
     await first;
+    // The next batch starts once this turn of the event loop is over.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(writer.batches).toEqual([[1], [2, 3, 4]]);
     await writer.releaseNext();
     await expect(Promise.all(waiting)).resolves.toEqual(['wrote 2', 'wrote 3', 'wrote 4']);
+  });
+
+  it('takes into the next batch what its callers submit again as they are answered', async () => {
+    const writer = heldWriter();
+    const commit = new GroupCommit(writer.write);
+    // Each caller answered submits again at once, as a pod's next report or a client's next request.
+    const again = (item: number) => commit.submit(item).then(() => commit.submit(item + 10));
+    const all = [again(1), again(2), again(3)];
+    for (let i = 0; i < 3; i++) await writer.releaseNext();
+    await Promise.all(all);
+    // 11 came as [2, 3] was about to be taken, 12 and 13 as it ended: each joins the batch then taken.
+    expect(writer.batches).toEqual([[1], [2, 3, 11], [12, 13]]);
   });
 
   it('answers each submission with its own outcome', async () => {
