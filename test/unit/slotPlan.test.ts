@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { checkCron, fireTimesAfter } from '../../src/domain/cron';
 import { planCursor } from '../../src/scheduling/slotPlan';
 import type { SlotCursor } from '../../src/store/slots';
 
@@ -75,5 +77,48 @@ describe('planning a cursor’s move', () => {
     expect(
       planCursor(cursor({ schedule: 'every day' }), at('2026-06-01T11:00:00Z'), 'UTC', null, 1000),
     ).toBeNull();
+  });
+
+  it('plans what a walk over every fire time gives, in every zone, up to the horizon itself', () => {
+    const schedules = ['*/10 * * * *', '30 2 * * *', '0 0 * * 0', '15 3 1 * *', '*/7 9-17 * * 1-5'];
+    const zones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe'];
+    const minute = 60_000;
+    /** Every fire time after `after`, one by one, up to the first past `horizon`. */
+    const walk = (fields: string, zone: string, after: Date, horizon: number) => {
+      const slots: number[] = [];
+      for (const slot of fireTimesAfter(fields, zone, after)) {
+        if (slot.getTime() > horizon) return { slots, beyond: slot.getTime() };
+        slots.push(slot.getTime());
+      }
+    };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...schedules),
+        fc.constantFrom(...zones),
+        fc.integer({ min: 0, max: 365 * 24 * 60 }),
+        // The horizon (now less the grace) from the cursor's first slot on: on it, just before or
+        // after it (where a plan may take it or leave it), or anywhere in the next three days.
+        fc.oneof(fc.constantFrom(-1, 0, 1), fc.integer({ min: -60, max: 3 * 24 * 60 })),
+        fc.constantFrom(0, 60, 300),
+        (schedule, zone, startMinute, horizonMinutes, graceSeconds) => {
+          const check = checkCron(schedule);
+          if (!check.valid) throw new Error(check.error);
+          const judgedUntil = new Date(Date.UTC(2026, 0, 1) + startMinute * minute);
+          const first = walk(check.fields, zone, judgedUntil, -Infinity)!.beyond;
+          const horizon = first + horizonMinutes * minute;
+          const plan = planCursor(
+            cursor({ schedule, timezone: zone, judgedUntil, lateAfterSeconds: graceSeconds }),
+            new Date(horizon + graceSeconds * 1000),
+            'UTC',
+            null,
+            1000,
+          )!;
+          const expected = walk(check.fields, zone, judgedUntil, horizon)!;
+          expect(plan.slots.map((slot) => slot.getTime())).toEqual(expected.slots);
+          expect(plan.dueAt?.getTime()).toBe(expected.beyond + graceSeconds * 1000);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
