@@ -5,6 +5,7 @@ import { ManualClock } from '../support/clock';
 import { createTestDatabase } from '../support/database';
 import { createMemoryLogger } from '../support/memoryLogger';
 import { eventually, startTestService, type TestService } from '../support/service';
+import { untilNoAlertInFlight } from './support/outbox';
 import { Receiver } from './support/receiver';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -76,6 +77,7 @@ describe('overrun alerts (local runtime)', () => {
     expect(await service.alerting.overruns.raiseDueLocalRuns()).toBe(0);
     clock.advance(2_000);
     await eventually(async () => receiver.to('/hook').length === 1);
+    await untilNoAlertInFlight(db.pool);
     const body = receiver.to('/hook')[0]!.json as Obj;
     expect(body).toEqual({
       event: 'overrun',

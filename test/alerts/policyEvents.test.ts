@@ -1,6 +1,7 @@
 import { ControlledAttempts } from '../support/attempts';
 import { ManualClock } from '../support/clock';
 import { eventually, startTestService, type TestService } from '../support/service';
+import { untilNoAlertInFlight } from './support/outbox';
 import { Receiver } from './support/receiver';
 import { generateCertificate, TestSmtpServer } from './support/smtp';
 import { verifyStandardWebhook } from './support/standardWebhooks';
@@ -346,6 +347,7 @@ describe('the alert policy’s events in every format', () => {
       expect(verifyStandardWebhook(SECRET, request.headers, request.text, sentAt)).toBe(true);
       expect(request.headers['webhook-id']).toBe(request.headers['idempotency-key']);
     }
+    await untilNoAlertInFlight(service.db.pool);
     const { rows } = await service.db.pool.query<{ id: string; signing_secret: string | null }>(
       `SELECT id, signing_secret FROM alert_outbox WHERE destination = $1 ORDER BY id`,
       [`${receiver.url}/signed`],

@@ -1,6 +1,7 @@
 import type { Database } from '../../src/store/database';
 import { createTestDatabase } from '../support/database';
 import { eventually, startTestService, type TestService } from '../support/service';
+import { untilNoAlertInFlight } from './support/outbox';
 import { type ReceivedRequest, Receiver } from './support/receiver';
 import { verifyStandardWebhook } from './support/standardWebhooks';
 
@@ -82,6 +83,7 @@ describe('signed generic webhooks', () => {
     );
 
     // Delivered: the outbox keeps no copy of the secret.
+    await untilNoAlertInFlight(db.pool);
     const { rows } = await db.pool.query('SELECT state, signing_secret FROM alert_outbox WHERE job_id = $1', [
       jobId,
     ]);

@@ -6,6 +6,7 @@ import { ControlledAttempts } from '../support/attempts';
 import { ManualClock } from '../support/clock';
 import { createTestDatabase } from '../support/database';
 import { eventually, startTestService, type TestService } from '../support/service';
+import { untilNoAlertInFlight } from './support/outbox';
 import { Receiver } from './support/receiver';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,6 +67,7 @@ describe('missed and late alerts', () => {
     );
     await service.local.judgeSlots(clock.set('2026-06-01T10:06:00Z'));
     await eventually(async () => receiver.requests.length === 1);
+    await untilNoAlertInFlight(db.pool);
     await service.stop();
 
     clock.set('2026-06-01T10:08:00Z');
@@ -73,6 +75,7 @@ describe('missed and late alerts', () => {
     // The next judge passes judge nothing again and queue nothing again.
     await service.local.judgeSlots();
     await eventually(async () => receiver.requests.length === 2);
+    await untilNoAlertInFlight(db.pool);
     await service.local.judgeSlots(clock.set('2026-06-01T10:08:30Z'));
     await sleep(300);
     expect(receiver.requests.map((request) => [request.path, request.answered])).toEqual([
@@ -134,12 +137,14 @@ describe('missed and late alerts', () => {
     const run = await recordRun(job.id, '2026-06-01T10:05:00Z', '2026-06-01T10:06:30Z');
     await service.local.judgeSlots(clock.set('2026-06-01T10:07:00Z'));
     await eventually(async () => receiver.requests.length === 1);
+    await untilNoAlertInFlight(db.pool);
     await service.stop();
 
     clock.set('2026-06-01T10:08:00Z');
     service = await start([50]);
     await service.local.judgeSlots();
     await eventually(async () => receiver.requests.length === 2);
+    await untilNoAlertInFlight(db.pool);
     await service.local.judgeSlots(clock.set('2026-06-01T10:08:30Z'));
     await sleep(300);
     expect(receiver.requests.map((request) => [request.path, request.answered])).toEqual([
@@ -171,6 +176,7 @@ describe('missed and late alerts', () => {
     );
     await service.local.judgeSlots(clock.set('2026-06-01T10:06:00Z'));
     await eventually(async () => receiver.requests.length === 1);
+    await untilNoAlertInFlight(db.pool);
     const run = await recordRun(job.id, '2026-06-01T10:05:00Z', '2026-06-01T10:09:00Z');
     const [slot] = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body;
     expect(slot).toMatchObject({ outcome: 'late', executionIds: [run] });
@@ -231,7 +237,9 @@ describe('missed and late alerts', () => {
       },
     );
     await service.local.judgeSlots(clock.set('2026-06-01T10:11:00Z'));
+    await eventually(async () => receiver.requests.length === 1);
     await sleep(200);
+    await untilNoAlertInFlight(db.pool);
     // 10:05 is within 10:00 + 7 min; 10:10 is not.
     const history = (await service.request('GET', `/api/jobs/${job.id}/alerts/history`)).body;
     expect(history.map((entry: { event: string; state: string }) => [entry.event, entry.state])).toEqual([

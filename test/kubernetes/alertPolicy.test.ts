@@ -3,6 +3,7 @@ import type { RunningController } from '../../src/controller/startController';
 import type { RunningService } from '../../src/service';
 import type { Database } from '../../src/store/database';
 import { findJobForResource } from '../../src/store/resourceJobs';
+import { untilNoAlertInFlight } from '../alerts/support/outbox';
 import { Receiver } from '../alerts/support/receiver';
 import { ManualClock } from '../support/clock';
 import { createTestDatabase, onPostgresServer } from '../support/database';
@@ -206,6 +207,7 @@ describe('the alert policy on the emulated cluster', () => {
       clock.set(new Date(startedAt + 121_000));
       controller.manager.resync();
       await until(() => receiver.to('/hook').length === 1, 'the overrun alert');
+      await untilNoAlertInFlight(db.pool);
       expect(receiver.to('/hook')[0]!.json).toMatchObject({
         event: 'overrun',
         job: { id, name: 'flaky' },
