@@ -29,6 +29,14 @@ export interface SlotJudgeOptions {
   batchSize?: number;
   /** Slots of one job judged in one pass; the rest (a long downtime) in the next ones. */
   maxSlotsPerJob?: number;
+  /**
+   * How long the judge rests after each batch of a pass that has more to do, as a multiple of the
+   * time the batch took: 1 leaves the process and the database half of the pass's time for the
+   * work that cannot wait (recording runs, answering requests). 0: no rest.
+   */
+  restRatio?: number;
+  /** How the judge rests between batches (tests count the rests instead of waiting them out). */
+  rest?: (ms: number) => Promise<void>;
 }
 
 const DEFAULT_BATCH_SIZE = 500;
@@ -37,6 +45,13 @@ const DEFAULT_MAX_SLOTS_PER_JOB = 1000;
 const MAX_BATCHES_PER_PASS = 20;
 /** A cursor whose schedule cannot be read is looked at again after this long. */
 const UNREADABLE_RETRY_MS = 60 * 60_000;
+/**
+ * Slots have a grace of a minute by default and a judgement is asked within it plus 10 s: a pass
+ * of 5,000 jobs takes about a second, so resting as long again costs nothing a user sees, and keeps
+ * the recordings that arrive meanwhile near their rate without a pass (docs/slots.md).
+ */
+const DEFAULT_REST_RATIO = 1;
+const restFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Judges slots (docs/slots.md): one process at a time (the local leader, or the replica holding
@@ -61,10 +76,14 @@ export class SlotJudge {
     await startMissingCursors(this.options.pool);
     let judged = 0;
     const cache = newPassCache();
+    const restRatio = this.options.restRatio ?? DEFAULT_REST_RATIO;
+    const rest = this.options.rest ?? restFor;
     for (let batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
+      const startedAt = performance.now();
       const { due, slots } = await this.judgeBatch(now, cache);
       judged += slots;
       if (due < (this.options.batchSize ?? DEFAULT_BATCH_SIZE)) break;
+      if (restRatio > 0) await rest((performance.now() - startedAt) * restRatio);
     }
     return judged;
   }
