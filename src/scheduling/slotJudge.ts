@@ -47,8 +47,8 @@ const MAX_BATCHES_PER_PASS = 20;
 const UNREADABLE_RETRY_MS = 60 * 60_000;
 /**
  * Slots have a grace of a minute by default and a judgement is asked within it plus 10 s: a pass
- * of 5,000 jobs takes about a second, so resting as long again costs nothing a user sees, and keeps
- * the recordings that arrive meanwhile near their rate without a pass (docs/slots.md).
+ * over 5,000 jobs takes about a second, so resting as long again costs nothing a user sees, and
+ * leaves the recordings that arrive meanwhile half of the pass (docs/slots.md, BENCHMARKS.md).
  */
 const DEFAULT_REST_RATIO = 1;
 const restFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
