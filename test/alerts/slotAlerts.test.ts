@@ -220,7 +220,8 @@ describe('missed and late alerts', () => {
     // The missed 10:05 went to nobody: no destination lists `missed`.
     attempts.finishNext();
     await service.local.idle();
-    await sleep(200);
+    await eventually(async () => receiver.requests.length >= 2);
+    await sleep(200); // and nothing more
     expect(receiver.requests.map((request) => request.path)).toEqual(['/late', '/spec']);
     expect(receiver.requests[1]!.json.event).toBe('success');
     void job;
