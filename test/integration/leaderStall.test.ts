@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { type ChildService, startChildService } from '../support/childService';
 import { onPostgresServer } from '../support/database';
 import { endsWithin, isAlive, killQuietly, pidFrom } from '../support/processes';
@@ -63,9 +64,29 @@ describe('a leader that stalls or dies', () => {
       const shell = await pidFrom(join(dir, `shell-${n}.pid`));
       const child = await pidFrom(join(dir, `child-${n}.pid`));
       pids.push(shell, child);
+      await eventually(() => processGroupRecorded(job.id));
       runs.push({ jobId: job.id, shell, child });
     }
     return runs;
+  };
+
+  /**
+   * Whether the job's attempt in progress has its process group written down. The runner writes
+   * it just after the command spawned: a leader killed before that leaves processes that no one
+   * can tell are its run's, which is not what these tests are about.
+   */
+  const processGroupRecorded = async (jobId: number) => {
+    const client = new Client({ connectionString: postgres!.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT 1 FROM executions WHERE job_id = $1 AND status = 'running' AND process_group IS NOT NULL`,
+        [jobId],
+      );
+      return rows.length === 1;
+    } finally {
+      await client.end();
+    }
   };
 
   /** The job's finished executions, or with `running` its attempts in progress (`?status=running`). */
