@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
 import { judgeSlot } from '../domain/slotRules';
@@ -51,7 +52,6 @@ const UNREADABLE_RETRY_MS = 60 * 60_000;
  * leaves the recordings that arrive meanwhile half of the pass (docs/slots.md, BENCHMARKS.md).
  */
 const DEFAULT_REST_RATIO = 1;
-const restFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Judges slots (docs/slots.md): one process at a time (the local leader, or the replica holding
@@ -77,7 +77,7 @@ export class SlotJudge {
     let judged = 0;
     const cache = newPassCache();
     const restRatio = this.options.restRatio ?? DEFAULT_REST_RATIO;
-    const rest = this.options.rest ?? restFor;
+    const rest = this.options.rest ?? ((ms: number) => sleep(ms));
     for (let batch = 0; batch < MAX_BATCHES_PER_PASS; batch++) {
       const startedAt = performance.now();
       const { due, slots } = await this.judgeBatch(now, cache);

@@ -239,7 +239,7 @@ describe('missed and late alerts', () => {
     );
     await service.local.judgeSlots(clock.set('2026-06-01T10:11:00Z'));
     await eventually(async () => receiver.requests.length === 1);
-    await sleep(200);
+    await sleep(200); // and nothing more
     await untilNoAlertInFlight(db.pool);
     // 10:05 is within 10:00 + 7 min; 10:10 is not.
     const history = (await service.request('GET', `/api/jobs/${job.id}/alerts/history`)).body;

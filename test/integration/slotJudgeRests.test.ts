@@ -10,8 +10,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The judge is background work with a minute of grace: between the batches of a pass it rests, so
- * that the recordings and requests arriving meanwhile keep the process and the database most of
- * the time (bench: `npm run bench -- slots`, the recording rate during the passes).
+ * that the recordings and requests arriving meanwhile keep the process and the database half of
+ * the pass at the default ratio (bench: `npm run bench -- slots`, the recording rate during the passes).
  */
 describe('the slot judge’s rests between batches', () => {
   let db: Database;
