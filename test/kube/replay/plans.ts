@@ -102,9 +102,18 @@ export const PLANS: Record<string, Partial<ReplayPlan>> = {
   },
   // Files whose every managedFields entry the emulator writes as the real server did (the other
   // files' objects are also written by controllers the emulator plays without field managers).
-  '03-concurrency.json': { managedFields: true },
-  '04-patches.json': { managedFields: true },
-  '05-status-subresource.json': { managedFields: true },
+  '03-concurrency.json': {
+    managedFields: true,
+    oneSecond: "#8's no-op PUT sends back the managedFields time #6 stored and keeps the resourceVersion",
+  },
+  '04-patches.json': {
+    managedFields: true,
+    oneSecond: '#24 lists crondeck-cli (applied at #24) before crondeck-controller (applied at #22)',
+  },
+  '05-status-subresource.json': {
+    managedFields: true,
+    oneSecond: '#9 changes the main resource after #6 changed status, and the main entry stays first',
+  },
   '13-secrets.json': { managedFields: true },
   '14-dry-run-field-validation.json': { managedFields: true },
   '18-cr-validation.json': {

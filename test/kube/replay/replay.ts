@@ -51,6 +51,11 @@ export interface ReplayPlan {
   protobuf?: Record<number, string>;
   /** managedFields are compared in this file's answers too (elsewhere they are informative). */
   managedFields?: boolean;
+  /**
+   * The recording's writes all fell in one second, as this says its answers show: the replay
+   * holds the emulator's clock in one second (ReplayClock `held`).
+   */
+  oneSecond?: string;
   /** Narrows both bodies the same way (the recorder's own `bodyFiltered`). */
   filterBoth?: Record<number, (body: unknown) => unknown>;
   /**
@@ -98,12 +103,17 @@ function parse(text: string): unknown {
 let lastMicroTime = 0;
 
 /**
- * `<time>` as the wall clock's second; `<microtime>` strictly increasing: two renews the recorder
- * sent in the same millisecond still differ, as their recorded values did (a repeated value would
- * make the second write a no-op that keeps the resourceVersion).
+ * `<time>` as the replay clock's second (a value the recorder read back is one the emulator
+ * stored); `<microtime>` strictly increasing: two renews the recorder sent in the same millisecond
+ * still differ, as their recorded values did (a repeated value would make the second write a no-op
+ * that keeps the resourceVersion).
  */
-function nowRfc3339(micro: boolean): string {
-  if (!micro) return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+function nowRfc3339(clock: ReplayClock, micro: boolean): string {
+  if (!micro)
+    return clock
+      .now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
   lastMicroTime = Math.max(Date.now() * 1000, lastMicroTime + 1);
   const millis = Math.floor(lastMicroTime / 1000);
   const micros = String(lastMicroTime % 1000).padStart(3, '0');
@@ -204,11 +214,11 @@ export async function replay(
       }
       body = bindings
         .substitute(body, freshValue)
-        .replace(/<microtime>/g, nowRfc3339(true))
-        .replace(/<time>/g, nowRfc3339(false))
+        .replace(/<microtime>/g, nowRfc3339(clock, true))
+        .replace(/<time>/g, nowRfc3339(clock, false))
         // The recorded parse errors show what these were (10 #11 `789Z`: nine digits; #12 `.5+02:00`).
-        .replace(/<time\.fraction>/g, nowRfc3339(false).replace(/Z$/, '.123456789Z'))
-        .replace(/<time\.fraction\+offset>/g, nowRfc3339(false).replace(/Z$/, '.5+02:00'));
+        .replace(/<time\.fraction>/g, nowRfc3339(clock, false).replace(/Z$/, '.123456789Z'))
+        .replace(/<time\.fraction\+offset>/g, nowRfc3339(clock, false).replace(/Z$/, '.5+02:00'));
     }
     // The recorder sent client-node's User-Agent without recording it (README "The requests"):
     // writes without fieldManager are managed as `node-fetch`.
