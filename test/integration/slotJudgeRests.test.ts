@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '../../src/logging/logger';
 import { SlotJudge, type SlotJudgeOptions } from '../../src/scheduling/slotJudge';
 import type { Database } from '../../src/store/database';
@@ -6,7 +7,6 @@ import { createTestDatabase } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
 
 const quiet = createLogger({ level: 'error' });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The judge is background work with a minute of grace: between the batches of a pass it rests, so

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeEmulator } from '../../support/kube/emulator';
+import { rfc3339 } from '../../support/kube/types';
 import { Bindings } from './bind';
 import { ReplayClock } from './clock';
 import { canonical, stripInformative, unorderStatus, withoutOpenShiftCarry } from './compare';
@@ -109,11 +110,7 @@ let lastMicroTime = 0;
  * that keeps the resourceVersion).
  */
 function nowRfc3339(clock: ReplayClock, micro: boolean): string {
-  if (!micro)
-    return clock
-      .now()
-      .toISOString()
-      .replace(/\.\d{3}Z$/, 'Z');
+  if (!micro) return rfc3339(clock.now());
   lastMicroTime = Math.max(Date.now() * 1000, lastMicroTime + 1);
   const millis = Math.floor(lastMicroTime / 1000);
   const micros = String(lastMicroTime % 1000).padStart(3, '0');
