@@ -97,8 +97,8 @@ export async function run(ctx: BenchContext): Promise<void> {
               'The ceiling of equal durability is a bare `node:http` server answering the same 201 bytes after ' +
               'appending the body to a file in /tmp (the disk the database is on) and `fdatasync`-ing it, one ' +
               "write at a time: what a store that commits every job alone costs on this machine's disk. " +
-              'Creations that arrive while one is being written share the next transaction (group commit), so ' +
-              'the server flushes its log once per batch.',
+              'Creations that arrive while one is being written share the next statement (group commit: the jobs ' +
+              'and their slot ledger in one INSERT that commits alone), so the server flushes its log once per batch.',
             '',
             markdownTable(
               ['target', 'durability', 'creates/s', 'p50 ms', 'p99 ms', 'non-2xx'],

@@ -19,6 +19,13 @@ export interface Runtime {
   start(): Promise<void>;
   /** Stops firing; lets running jobs finish within the grace period, then records them as failed. */
   stop(): Promise<void>;
+  /**
+   * Whether `jobSaved` only changes this process's memory and is never refused (the local
+   * runtime): a creation may then commit its jobs first and tell the runtime after. A runtime that
+   * writes elsewhere (an API server) is told inside the writing transaction, which its refusal
+   * rolls back.
+   */
+  readonly savesInMemory: boolean;
   /** A job was created, replaced or switched on or off. */
   jobSaved(job: Job): Promise<void>;
   jobDeleted(jobId: number): Promise<void>;

@@ -4,6 +4,7 @@ import type { CatchUp, LastSlot, SlotOutcome } from '../domain/slots';
 import type { Pool, PoolClient } from 'pg';
 import { prepared, type Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
+import { DISABLED_HOLD_REASON, startLedgerOfCreated } from './slots';
 
 export interface JobRow {
   id: number;
@@ -226,27 +227,37 @@ export async function insertJob(db: Queryable, input: JobInput, source: JobSourc
 }
 
 /**
- * Creates the jobs of `inputs` in one statement (a batch of concurrent creations), by name: a name
- * already taken, or taken earlier in the same batch, creates nothing and is absent from the answer.
+ * Creates the jobs of `inputs` and starts their slot ledger (slots.ts) at `at`, in one statement,
+ * which commits alone (a batch of concurrent creations: one round trip, one commit). Answers the
+ * created jobs by name: a name already taken, or taken earlier in the same batch, creates nothing
+ * and is absent from the answer.
  */
-export async function insertJobs(db: Queryable, inputs: readonly JobInput[]): Promise<Map<string, Job>> {
+export async function createJobs(
+  db: Queryable,
+  inputs: readonly JobInput[],
+  at: Date,
+): Promise<Map<string, Job>> {
   const columns = inputs.map((input) => [...jobValues(input), ...slotFieldValues(input)]);
   const column = (i: number) => columns.map((values) => values[i]);
   const { rows } = await db.query<JobRow>(
     prepared(
-      'insert_jobs',
-      `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
-         ${SLOT_FIELD_COLUMNS})
-       SELECT name, schedule, command, timeout_s, retry::jsonb, description, tags::jsonb, timezone, enabled, source,
-         late_after_s, catch_up::jsonb, allow_duplicate_slots
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[],
-                   $8::text[], $9::bool[], $10::text[], $11::int[], $12::text[], $13::bool[])
-            WITH ORDINALITY AS new (name, schedule, command, timeout_s, retry, description, tags, timezone,
-                                    enabled, source, late_after_s, catch_up, allow_duplicate_slots, position)
-       ORDER BY position
-       ON CONFLICT (name) DO NOTHING
-       RETURNING ${JOB_COLUMNS}`,
-      Array.from({ length: 13 }, (_, i) => column(i)),
+      'create_jobs',
+      `WITH created AS (
+         INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
+           ${SLOT_FIELD_COLUMNS})
+         SELECT name, schedule, command, timeout_s, retry::jsonb, description, tags::jsonb, timezone, enabled, source,
+           late_after_s, catch_up::jsonb, allow_duplicate_slots
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[],
+                     $8::text[], $9::bool[], $10::text[], $11::int[], $12::text[], $13::bool[])
+              WITH ORDINALITY AS new (name, schedule, command, timeout_s, retry, description, tags, timezone,
+                                      enabled, source, late_after_s, catch_up, allow_duplicate_slots, position)
+         ORDER BY position
+         ON CONFLICT (name) DO NOTHING
+         RETURNING ${JOB_COLUMNS}
+       ),
+       ${startLedgerOfCreated('$14::timestamptz', '$15::text')}
+       SELECT * FROM created`,
+      [...Array.from({ length: 13 }, (_, i) => column(i)), at, DISABLED_HOLD_REASON],
     ),
   );
   return new Map(rows.map((row) => [row.name, toJob(row)]));

@@ -62,7 +62,7 @@ export async function saveJobsInLedger(
   db: Queryable,
   jobs: readonly LedgerJob[],
   at: Date,
-  holdReason = 'the job was disabled at that time',
+  holdReason = DISABLED_HOLD_REASON,
 ): Promise<void> {
   if (jobs.length === 0) return;
   // A save that changes none of it (a resync of a cluster resource) writes nothing.
@@ -110,6 +110,27 @@ export async function saveJobsInLedger(
       ],
     ),
   );
+}
+
+/** Why a job saved switched off holds its slots, unless the caller says otherwise. */
+export const DISABLED_HOLD_REASON = 'the job was disabled at that time';
+
+/**
+ * The part of a statement that starts the ledger of the jobs it has just created, as
+ * `saveJobsInLedger` does for a new job: two more `WITH` items, after the one named `created` that
+ * returns the new jobs' `id, schedule, timezone, enabled, late_after_s`. Their cursors start at
+ * `at` and those created switched off open a hold for `holdReason` (both SQL expressions, such as
+ * parameters). A job and its ledger then commit in one statement, with no transaction around them.
+ */
+export function startLedgerOfCreated(at: string, holdReason: string): string {
+  return `cursor AS (
+      INSERT INTO slot_cursors (job_id, judged_until, schedule, timezone, late_after_s)
+      SELECT id, ${at}, schedule, timezone, late_after_s FROM created ORDER BY id
+    ),
+    opened AS (
+      INSERT INTO slot_holds (job_id, kind, from_at, reason)
+      SELECT id, 'suspended', ${at}, ${holdReason} FROM created WHERE NOT enabled
+    )`;
 }
 
 /** `saveJobsInLedger` for one job. */

@@ -10,14 +10,32 @@ import { startTestService, type TestService } from '../support/service';
  * runtime's refusal when the runtime refuses it, and nothing else of the batch fails with it.
  */
 
-/** A runtime that refuses the jobs whose names are listed, and remembers every job it was told of. */
-function refusingNames(refused: Set<string>, told: Job[]) {
+interface Told {
+  /** Every job the runtime was told of. */
+  jobs: Job[];
+  /** Of a runtime that saves in memory: whether each job (by name) was committed when it was told. */
+  committed: Map<string, boolean>;
+}
+
+/**
+ * A runtime that refuses the jobs whose names are listed, and remembers every job it was told of.
+ * With `savesInMemory`, it is told after the creation has committed (it looks, through
+ * `isStored`), and refuses nothing.
+ */
+function refusingNames(
+  refused: Set<string>,
+  told: Told,
+  savesInMemory: boolean,
+  isStored: (id: number) => Promise<boolean>,
+) {
   return (inner: Runtime): Runtime => ({
+    savesInMemory,
     start: () => inner.start(),
     stop: () => inner.stop(),
     jobSaved: async (job) => {
       if (refused.has(job.name)) throw new RuntimeRefusedError(`the cluster refused "${job.name}"`);
-      told.push(job);
+      if (savesInMemory) told.committed.set(job.name, await isStored(job.id));
+      told.jobs.push(job);
       await inner.jobSaved(job);
     },
     jobDeleted: (id) => inner.jobDeleted(id),
@@ -31,9 +49,12 @@ function refusingNames(refused: Set<string>, told: Job[]) {
 const input = (name: string, command = `echo ${name}`): JobInput =>
   jobInputSchema.parse({ name, schedule: '0 * * * *', command });
 
-describe('creating jobs together', () => {
+describe.each([
+  ['a runtime told inside the transaction', false],
+  ['a runtime told after the commit', true],
+])('creating jobs together, with %s', (_, savesInMemory) => {
   const refused = new Set<string>();
-  const told: Job[] = [];
+  const told: Told = { jobs: [], committed: new Map() };
   let service: TestService;
   const storedNames = async () =>
     (await service.db.pool.query<{ name: string }>('SELECT name FROM jobs ORDER BY name')).rows.map(
@@ -41,14 +62,19 @@ describe('creating jobs together', () => {
     );
 
   beforeAll(async () => {
-    service = await startTestService({ wrapRuntime: refusingNames(refused, told) });
+    const isStored = async (id: number) =>
+      (await service.db.pool.query('SELECT 1 FROM jobs WHERE id = $1', [id])).rowCount === 1;
+    service = await startTestService({
+      wrapRuntime: refusingNames(refused, told, savesInMemory, isStored),
+    });
   });
   afterAll(async () => {
     await service.stop();
   });
   beforeEach(async () => {
     refused.clear();
-    told.length = 0;
+    told.jobs.length = 0;
+    told.committed.clear();
     await service.db.pool.query('DELETE FROM jobs');
   });
 
@@ -86,23 +112,27 @@ describe('creating jobs together', () => {
     expect(byName.get('twice')!.command).toBe('echo 20');
     expect(rows).toHaveLength(22);
     // The runtime heard of each job created, once.
-    expect(told.map((job) => job.name).sort()).toEqual([...byName.keys()].sort());
+    expect(told.jobs.map((job) => job.name).sort()).toEqual([...byName.keys()].sort());
+    // Told after the commit, the runtime found each job stored; told inside, it did not look.
+    expect([...told.committed.values()]).toEqual(savesInMemory ? rows.map(() => true) : []);
   });
 
-  it('fails only the creation that the runtime refuses, and stores none of it', async () => {
-    refused.add('refused');
-    const names = ['first', 'a', 'refused', 'b', 'c'];
-    const outcomes = await Promise.allSettled(names.map((name) => service.jobs.create(input(name))));
-    expect(outcomes.map((outcome) => outcome.status)).toEqual([
-      'fulfilled',
-      'fulfilled',
-      'rejected',
-      'fulfilled',
-      'fulfilled',
-    ]);
-    expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(RuntimeRefusedError);
-    expect(await storedNames()).toEqual(['a', 'b', 'c', 'first']);
-  });
+  // Only a runtime told inside the transaction may refuse: its refusal rolls the job back.
+  if (!savesInMemory)
+    it('fails only the creation that the runtime refuses, and stores none of it', async () => {
+      refused.add('refused');
+      const names = ['first', 'a', 'refused', 'b', 'c'];
+      const outcomes = await Promise.allSettled(names.map((name) => service.jobs.create(input(name))));
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(RuntimeRefusedError);
+      expect(await storedNames()).toEqual(['a', 'b', 'c', 'first']);
+    });
 
   it('answers each over HTTP as a single creation is answered', async () => {
     const bodies = ['one', 'two', 'two'].map((name) => ({ name, schedule: '@daily', command: 'true' }));

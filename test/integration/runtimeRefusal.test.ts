@@ -13,6 +13,8 @@ function refusingWhenAsked(state: { refusing: boolean }) {
         await call(...args);
       };
     return {
+      // It may refuse a save, so it is told inside the writing transaction.
+      savesInMemory: false,
       start: () => inner.start(),
       stop: () => inner.stop(),
       jobSaved: guard((job) => inner.jobSaved(job)),

@@ -44,6 +44,9 @@ export interface KubernetesRuntimeOptions {
  * not follow that require.
  */
 export class KubernetesRuntime implements Runtime {
+  /** A save writes the job's ScheduledJob, which the API server may refuse. */
+  readonly savesInMemory = false;
+
   constructor(private readonly options: KubernetesRuntimeOptions) {}
 
   async start(): Promise<void> {

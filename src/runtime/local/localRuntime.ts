@@ -117,6 +117,8 @@ const DEFAULT_OWNER_TIMEOUT_MS = 30_000;
  * switch) by the versions in the database, and takes their run requests from a table.
  */
 export class LocalRuntime implements Runtime, LocalRuntimeHooks {
+  /** A save only moves an entry of the schedule kept here. */
+  readonly savesInMemory = true;
   private readonly entries = new Map<number, ScheduledEntry>();
   /**
    * The row version (store/jobs.ts `listJobRowVersions`) of each job as last loaded while leading,
