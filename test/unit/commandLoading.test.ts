@@ -15,16 +15,18 @@ const REPORT_LOADED = `process.on('exit', () => {
 
 /** The packages `crondeck …args` loads, as a real process from the sources (registerTypeScript.js). */
 function packagesLoadedBy(args: string[]): Promise<string[]> {
+  return packagesLoadedByScript(
+    `process.argv.splice(1, 0, 'crondeck'); require(${JSON.stringify(join(ROOT, 'src/cli.ts'))});`,
+    args,
+  );
+}
+
+/** The packages a script loads, run as a real process from the sources, until it exits. */
+function packagesLoadedByScript(script: string, args: string[] = []): Promise<string[]> {
   return new Promise((done, fail) => {
     execFile(
       process.execPath,
-      [
-        '-r',
-        join(ROOT, 'test/support/registerTypeScript.js'),
-        '-e',
-        `${REPORT_LOADED}; process.argv.splice(1, 0, 'crondeck'); require(${JSON.stringify(join(ROOT, 'src/cli.ts'))});`,
-        ...args,
-      ],
+      ['-r', join(ROOT, 'test/support/registerTypeScript.js'), '-e', `${REPORT_LOADED}; ${script}`, ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '' }, timeout: 20_000 },
       (error, stdout) => {
         const line = /\nloaded: (.*)\n/.exec(stdout);
@@ -48,5 +50,18 @@ describe('what every command loads', () => {
     for (const name of ['express', '@electric-sql/pglite', 'nodemailer', 'yaml']) {
       expect(loaded).not.toContain(name);
     }
+  }, 30_000);
+});
+
+describe('what a service on a PostgreSQL server loads', () => {
+  it('leaves out the embedded database', async () => {
+    // The pools connect on their first query: opening the database asks nothing of the server.
+    const loaded = await packagesLoadedByScript(
+      `require(${JSON.stringify(join(ROOT, 'src/store/open.ts'))})
+        .openDatabase({ databaseUrl: 'postgres://127.0.0.1:1/none', dataDir: '/nonexistent' })
+        .then((db) => Promise.all([db.pool.end(), db.genericPlanPool.end()]));`,
+    );
+    expect(loaded).toContain('pg');
+    expect(loaded).not.toContain('@electric-sql/pglite');
   }, 30_000);
 });
