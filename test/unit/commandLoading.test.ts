@@ -39,8 +39,9 @@ function packagesLoadedByScript(script: string, args: string[] = []): Promise<st
 
 /**
  * What src/cli.ts loads before it knows the command is what every command pays for, the
- * controller included. The service's HTTP stack and the embedded database are loaded by `serve`,
- * nodemailer by the first SMTP sender, yaml by the first YAML file or manifest rendered.
+ * controller included. The service's HTTP stack is loaded by `serve`, the embedded database by
+ * `serve` without a server URL, nodemailer by the first SMTP sender, yaml by the first YAML file or
+ * manifest rendered.
  */
 describe('what every command loads', () => {
   it('leaves out the service, the embedded database, nodemailer and yaml', async () => {
