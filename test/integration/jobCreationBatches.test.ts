@@ -134,6 +134,26 @@ describe.each([
       expect(await storedNames()).toEqual(['a', 'b', 'c', 'first']);
     });
 
+  it('fails only the creation whose row the database refuses, and stores none of it', async () => {
+    const sql = (text: string) => service.db.pool.query(text);
+    await sql(`ALTER TABLE jobs ADD CONSTRAINT refuses_one_name CHECK (name <> 'refused-by-db')`);
+    try {
+      const names = ['first', 'a', 'refused-by-db', 'b', 'c'];
+      const outcomes = await Promise.allSettled(names.map((name) => service.jobs.create(input(name))));
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      expect(await storedNames()).toEqual(['a', 'b', 'c', 'first']);
+      expect(told.jobs.map((job) => job.name).sort()).toEqual(['a', 'b', 'c', 'first']);
+    } finally {
+      await sql('ALTER TABLE jobs DROP CONSTRAINT refuses_one_name');
+    }
+  });
+
   it('answers each over HTTP as a single creation is answered', async () => {
     const bodies = ['one', 'two', 'two'].map((name) => ({ name, schedule: '@daily', command: 'true' }));
     const answers = await Promise.all(bodies.map((body) => service.request('POST', '/api/jobs', body)));
