@@ -61,6 +61,24 @@ describe.each([
       (row) => row.name,
     );
 
+  /**
+   * Creates five jobs at once, `failing` third: the first is written alone, the other four go in one
+   * batch. Only `failing` must fail, and be stored nowhere; answers why it failed.
+   */
+  const createFiveWithOneFailing = async (failing: string): Promise<unknown> => {
+    const names = ['first', 'a', failing, 'b', 'c'];
+    const outcomes = await Promise.allSettled(names.map((name) => service.jobs.create(input(name))));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect(await storedNames()).toEqual(['a', 'b', 'c', 'first']);
+    return (outcomes[2] as PromiseRejectedResult).reason;
+  };
+
   beforeAll(async () => {
     const isStored = async (id: number) =>
       (await service.db.pool.query('SELECT 1 FROM jobs WHERE id = $1', [id])).rowCount === 1;
@@ -121,33 +139,15 @@ describe.each([
   if (!savesInMemory)
     it('fails only the creation that the runtime refuses, and stores none of it', async () => {
       refused.add('refused');
-      const names = ['first', 'a', 'refused', 'b', 'c'];
-      const outcomes = await Promise.allSettled(names.map((name) => service.jobs.create(input(name))));
-      expect(outcomes.map((outcome) => outcome.status)).toEqual([
-        'fulfilled',
-        'fulfilled',
-        'rejected',
-        'fulfilled',
-        'fulfilled',
-      ]);
-      expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(RuntimeRefusedError);
-      expect(await storedNames()).toEqual(['a', 'b', 'c', 'first']);
+      const refusal = await createFiveWithOneFailing('refused');
+      expect(refusal).toBeInstanceOf(RuntimeRefusedError);
     });
 
   it('fails only the creation whose row the database refuses, and stores none of it', async () => {
     const sql = (text: string) => service.db.pool.query(text);
     await sql(`ALTER TABLE jobs ADD CONSTRAINT refuses_one_name CHECK (name <> 'refused-by-db')`);
     try {
-      const names = ['first', 'a', 'refused-by-db', 'b', 'c'];
-      const outcomes = await Promise.allSettled(names.map((name) => service.jobs.create(input(name))));
-      expect(outcomes.map((outcome) => outcome.status)).toEqual([
-        'fulfilled',
-        'fulfilled',
-        'rejected',
-        'fulfilled',
-        'fulfilled',
-      ]);
-      expect(await storedNames()).toEqual(['a', 'b', 'c', 'first']);
+      await createFiveWithOneFailing('refused-by-db');
       expect(told.jobs.map((job) => job.name).sort()).toEqual(['a', 'b', 'c', 'first']);
     } finally {
       await sql('ALTER TABLE jobs DROP CONSTRAINT refuses_one_name');
