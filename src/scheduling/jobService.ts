@@ -99,16 +99,12 @@ export class JobService {
    */
   private async createAndTell(inputs: readonly JobInput[]): Promise<Map<string, Job>> {
     const at = this.clock.now();
-    if (this.runtime.savesInMemory) {
-      const created = await jobs.createJobs(this.pool, inputs, at);
+    const createAndTellOn = async (db: Pool | PoolClient) => {
+      const created = await jobs.createJobs(db, inputs, at);
       for (const job of created.values()) await this.runtime.jobSaved(job);
       return created;
-    }
-    return this.writeAndTell(async (tx) => {
-      const created = await jobs.createJobs(tx, inputs, at);
-      for (const job of created.values()) await this.runtime.jobSaved(job);
-      return created;
-    });
+    };
+    return this.runtime.savesInMemory ? createAndTellOn(this.pool) : this.writeAndTell(createAndTellOn);
   }
 
   async replace(id: number, input: JobInput): Promise<JobView> {
