@@ -26,8 +26,12 @@ export interface Runtime {
    * rolls back.
    */
   readonly savesInMemory: boolean;
-  /** A job was created, replaced or switched on or off. */
-  jobSaved(job: Job): Promise<void>;
+  /**
+   * A job was created, replaced or switched on or off. `rowVersion`, when the writer read it back
+   * (store/jobs.ts `StoredJob`), is the version of the row saved: a runtime that reloads the jobs
+   * whose version moved (the local one) need not read this one again.
+   */
+  jobSaved(job: Job, rowVersion?: string): Promise<void>;
   jobDeleted(jobId: number): Promise<void>;
   /**
    * A job's alert policy suspended it, or a person resumed it (`job.enabled` says which): the

@@ -101,8 +101,8 @@ export class JobService {
     const at = this.clock.now();
     const createAndTellOn = async (db: Pool | PoolClient) => {
       const created = await jobs.createJobs(db, inputs, at);
-      for (const job of created.values()) await this.runtime.jobSaved(job);
-      return created;
+      for (const { job, rowVersion } of created.values()) await this.runtime.jobSaved(job, rowVersion);
+      return new Map([...created].map(([name, { job }]) => [name, job]));
     };
     return this.runtime.savesInMemory ? createAndTellOn(this.pool) : this.writeAndTell(createAndTellOn);
   }

@@ -195,11 +195,55 @@ export async function listJobRowVersions(db: Queryable): Promise<Map<number, str
   return new Map(rows.map((row) => [row.id, row.row_version]));
 }
 
+/** What `listJobsWrittenSince` answers. */
+export interface JobsWritten {
+  /** The row version (`listJobRowVersions`) of each job written since the horizon given, by id. */
+  versions: Map<number, string>;
+  /** How many jobs there are, in the same snapshot. */
+  count: number;
+  /** Every transaction older than this one had ended when read: the horizon of the next read. */
+  horizon: string;
+}
+
+/**
+ * The jobs whose row was written by a transaction not older than `horizon` (every job when it is
+ * null), read in one pass over the table with the number of jobs and the next horizon: the oldest
+ * transaction still running (`pg_snapshot_xmin`). A write that commits after this read has a
+ * transaction at least that new, whatever the order of the commits, so the next read with that
+ * horizon finds it; a job is read again when its write was in flight or raced this read, never
+ * missed. Deletions leave no row: a caller tells them by the count.
+ */
+export async function listJobsWrittenSince(db: Queryable, horizon: string | null): Promise<JobsWritten> {
+  const { rows } = await db.query<{ count: number; ids: number[]; versions: string[]; horizon: string }>(
+    prepared(
+      'list_jobs_written_since',
+      // age() counts transactions back from now, which orders xids across their wraparound.
+      `SELECT count(*)::int AS count,
+         coalesce(array_agg(id ORDER BY id) FILTER (WHERE written), '{}') AS ids,
+         coalesce(array_agg(row_version ORDER BY id) FILTER (WHERE written), '{}') AS versions,
+         pg_snapshot_xmin(pg_current_snapshot())::text AS horizon
+       FROM (SELECT id, xmin::text AS row_version,
+               $1::xid8 IS NULL OR age(xmin) <= age(xid($1::xid8)) AS written
+             FROM jobs) AS j`,
+      [horizon],
+    ),
+  );
+  const row = rows[0]!;
+  return {
+    versions: new Map(row.ids.map((id, i) => [id, row.versions[i]!])),
+    count: row.count,
+    horizon: row.horizon,
+  };
+}
+
+/** A job as stored, with the version of its row (`listJobRowVersions`). */
+export interface StoredJob {
+  job: Job;
+  rowVersion: string;
+}
+
 /** The jobs of the given ids with their row versions (`listJobRowVersions`); ids without a job are absent. */
-export async function findJobsWithRowVersions(
-  db: Queryable,
-  ids: number[],
-): Promise<{ job: Job; rowVersion: string }[]> {
+export async function findJobsWithRowVersions(db: Queryable, ids: number[]): Promise<StoredJob[]> {
   if (ids.length === 0) return [];
   const { rows } = await db.query<JobRow & { row_version: string }>(
     prepared(
@@ -229,17 +273,17 @@ export async function insertJob(db: Queryable, input: JobInput, source: JobSourc
 /**
  * Creates the jobs of `inputs` and starts their slot ledger (slots.ts) at `at`, in one statement,
  * which commits alone (a batch of concurrent creations: one round trip, one commit). Answers the
- * created jobs by name: a name already taken, or taken earlier in the same batch, creates nothing
- * and is absent from the answer.
+ * created jobs, with their row versions, by name: a name already taken, or taken earlier in the
+ * same batch, creates nothing and is absent from the answer.
  */
 export async function createJobs(
   db: Queryable,
   inputs: readonly JobInput[],
   at: Date,
-): Promise<Map<string, Job>> {
+): Promise<Map<string, StoredJob>> {
   const columns = inputs.map((input) => [...jobValues(input), ...slotFieldValues(input)]);
   const column = (i: number) => columns.map((values) => values[i]);
-  const { rows } = await db.query<JobRow>(
+  const { rows } = await db.query<JobRow & { row_version: string }>(
     prepared(
       'create_jobs',
       `WITH created AS (
@@ -253,14 +297,14 @@ export async function createJobs(
                                       enabled, source, late_after_s, catch_up, allow_duplicate_slots, position)
          ORDER BY position
          ON CONFLICT (name) DO NOTHING
-         RETURNING ${JOB_COLUMNS}
+         RETURNING ${JOB_COLUMNS}, xmin::text AS row_version
        ),
        ${startLedgerOfCreated('$14::timestamptz', '$15::text')}
        SELECT * FROM created`,
       [...Array.from({ length: 13 }, (_, i) => column(i)), at, DISABLED_HOLD_REASON],
     ),
   );
-  return new Map(rows.map((row) => [row.name, toJob(row)]));
+  return new Map(rows.map((row) => [row.name, { job: toJob(row), rowVersion: row.row_version }]));
 }
 
 export async function updateJob(db: Queryable, id: number, input: JobInput): Promise<Job | null> {

@@ -1,12 +1,18 @@
 import type { QueryConfig } from 'pg';
 import { ControlledAttempts } from '../support/attempts';
 import { ManualClock } from '../support/clock';
+import { onPostgresServer } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
+
+/** Two sessions at once: PGlite is one. */
+const itOnServer = onPostgresServer ? it : it.skip;
 
 /**
  * The leader reloads its schedule when a job's definition changes, whoever changed it. It reads
- * every job's row version and only the jobs whose version moved: a burst of creations through the
- * API (each scheduled at once) costs a reload of those jobs, not of every job each second.
+ * the row versions of the jobs written since its last reload and only the jobs whose version
+ * moved: a burst of creations through the API (each scheduled at once, with its row's version)
+ * reads none of those jobs, and not every job's version each second. Every job's version is read
+ * only when jobs were deleted behind its back.
  */
 describe("the local runtime's reload", () => {
   let service: TestService;
@@ -25,6 +31,11 @@ describe("the local runtime's reload", () => {
       .flatMap((config) => config.values![0] as number[])
       .sort((a, b) => a - b);
   const nextFire = (id: number) => service.local.nextFireTimes().get(id)?.toISOString();
+  /** How many times every job's version was read (store/jobs.ts listJobRowVersions). */
+  const fullVersionReads = () =>
+    queries.mock.calls.filter(([config]) => (config as QueryConfig).name === 'crondeck_list_job_row_versions')
+      .length;
+  const sql = (text: string, values: unknown[] = []) => service.db.pool.query(text, values);
 
   beforeEach(async () => {
     clock = new ManualClock('2026-06-01T10:00:30Z');
@@ -39,20 +50,21 @@ describe("the local runtime's reload", () => {
     await service.stop();
   });
 
-  it('reads the jobs created through the API once, and nothing while nothing changes', async () => {
+  it('reads none of the jobs created through the API, and nothing while nothing changes', async () => {
     const first = await create('a');
     await service.local.sync();
-    expect(idsLoaded()).toEqual([first]);
-    queries.mockClear();
+    expect(idsLoaded()).toEqual([]);
     const created = [await create('b'), await create('c')];
-    // Scheduled as they were created, before any reload.
-    for (const id of created) expect(nextFire(id)).toBe('2026-06-01T11:00:00.000Z');
-    await service.local.sync();
-    expect(idsLoaded()).toEqual(created);
-    queries.mockClear();
+    // Scheduled as they were created, with the versions of their rows: no reload reads them.
+    for (const id of [first, ...created]) expect(nextFire(id)).toBe('2026-06-01T11:00:00.000Z');
     await service.local.sync();
     await service.local.sync();
     expect(idsLoaded()).toEqual([]);
+    // Changed behind its back: read.
+    await sql(`UPDATE jobs SET schedule = '30 * * * *' WHERE id = $1`, [created[0]]);
+    await service.local.sync();
+    expect(idsLoaded()).toEqual([created[0]]);
+    expect(nextFire(created[0]!)).toBe('2026-06-01T10:30:00.000Z');
   });
 
   it('reads only what changed behind its back, and takes each change', async () => {
@@ -65,7 +77,6 @@ describe("the local runtime's reload", () => {
     await service.local.sync();
     queries.mockClear();
 
-    const sql = (text: string, values: unknown[] = []) => service.db.pool.query(text, values);
     await sql(`UPDATE jobs SET schedule = '30 * * * *' WHERE id = $1`, [edited]);
     await sql('UPDATE jobs SET enabled = false WHERE id = $1', [disabled]);
     await sql('DELETE FROM jobs WHERE id = $1', [deleted]);
@@ -94,5 +105,47 @@ describe("the local runtime's reload", () => {
     clock.set('2026-06-01T10:30:00Z');
     await service.local.tick();
     expect(attempts.started.map((run) => run.jobName)).toEqual(['edited']);
+  });
+
+  it("reads every job's version only after jobs were deleted behind its back", async () => {
+    const [kept, gone] = [await create('kept'), await create('gone')];
+    await service.local.sync();
+    queries.mockClear();
+    const added = await create('added');
+    await sql(`UPDATE jobs SET schedule = '30 * * * *' WHERE id = $1`, [kept]);
+    await service.local.sync();
+    expect(idsLoaded()).toEqual([kept]);
+    expect(nextFire(added)).toBe('2026-06-01T11:00:00.000Z');
+    // Deleted through the API: the runtime is told, and the count still adds up.
+    await service.request('DELETE', `/api/jobs/${added}`);
+    await service.local.sync();
+    expect(fullVersionReads()).toBe(0);
+    expect(nextFire(kept)).toBe('2026-06-01T10:30:00.000Z');
+
+    await sql('DELETE FROM jobs WHERE id = $1', [gone]);
+    await service.local.sync();
+    expect(fullVersionReads()).toBe(1);
+    expect(nextFire(gone)).toBeUndefined();
+    expect(nextFire(kept)).toBe('2026-06-01T10:30:00.000Z');
+  });
+
+  itOnServer('takes a write that commits after a reload it began before', async () => {
+    const [early, late] = [await create('early'), await create('late')];
+    await service.local.sync();
+    const other = await service.db.pool.connect();
+    try {
+      // A transaction older than the next reload's read, committed after it.
+      await other.query('BEGIN');
+      await other.query(`UPDATE jobs SET schedule = '30 * * * *' WHERE id = $1`, [early]);
+      await sql(`UPDATE jobs SET schedule = '45 * * * *' WHERE id = $1`, [late]);
+      await service.local.sync();
+      expect(nextFire(late)).toBe('2026-06-01T10:45:00.000Z');
+      expect(nextFire(early)).toBe('2026-06-01T11:00:00.000Z');
+      await other.query('COMMIT');
+    } finally {
+      other.release();
+    }
+    await service.local.sync();
+    expect(nextFire(early)).toBe('2026-06-01T10:30:00.000Z');
   });
 });

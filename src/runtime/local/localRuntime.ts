@@ -123,9 +123,15 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   /**
    * The row version (store/jobs.ts `listJobRowVersions`) of each job as last loaded while leading,
    * disabled ones included: a reload reads only the jobs whose version moved since. Jobs saved
-   * through this process are scheduled at once (`jobSaved`) and read once more by the next reload.
+   * through this process are scheduled at once (`jobSaved`), and read once more by the next reload
+   * unless the save told their row's version (creations do).
    */
   private readonly loadedVersions = new Map<number, string>();
+  /**
+   * Where the next reload looks for written jobs from (store/jobs.ts `listJobsWrittenSince`); null
+   * until `loadedVersions` holds every job.
+   */
+  private versionsHorizon: string | null = null;
   private readonly active = new Set<ActiveRun>();
   /** Writes started by ticks (skipped fire times, ended pauses), awaited by `tick` and `idle`. */
   private readonly housekeeping = new Set<Promise<unknown>>();
@@ -221,10 +227,13 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     await this.presence.stop();
   }
 
-  async jobSaved(job: Job): Promise<void> {
+  async jobSaved(job: Job, rowVersion?: string): Promise<void> {
     // A follower keeps no schedule: the leader notices the write by the jobs' version.
     if (!this.leading) return;
     this.schedule(job);
+    // The next reload reads this job only if its row has moved on from the version saved. A
+    // version told inside a transaction that then rolls back matches no row: read again.
+    if (rowVersion !== undefined) this.loadedVersions.set(job.id, rowVersion);
     // Only a job that fires before the timer moves it: the timer's tick sets it again from every
     // job (a job that now fires later wakes it for nothing once), so a save costs no scan of them
     // all, which made each of many creations slower than the last.
@@ -363,6 +372,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       clearTimeout(this.judgeTimer);
       this.entries.clear();
       this.loadedVersions.clear();
+      this.versionsHorizon = null;
       // The new leader works out the catch-ups and resumes the backfills from the database.
       this.catchUps.clear();
       this.options.logger.warn('no longer leading: this process stops firing jobs');
@@ -495,16 +505,25 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   /**
    * Brings the schedule up to the database: the scheduler switch, and the jobs that changed since
    * they were last loaded (their row versions moved), new and deleted ones included. A reload
-   * reads every job's version but only the changed jobs: after many creations through this process
-   * (each scheduled already), the jobs created, not all of them.
+   * reads the versions of the jobs written since the last one, and the changed jobs among them:
+   * after many creations through this process (each scheduled already, with its version), none of
+   * them, and no work for the jobs not written. Only when jobs were deleted behind its back (fewer
+   * jobs than it knows of and found written) does it read every job's version, to tell which.
    */
   private async reload(): Promise<void> {
-    const [state, versions] = await Promise.all([
+    const [state, written] = await Promise.all([
       this.options.store.loadSchedulerState(),
-      this.options.store.loadJobRowVersions(),
+      this.options.store.loadJobsWrittenSince(this.versionsHorizon),
     ]);
+    let unknown = 0;
+    for (const id of written.versions.keys()) if (!this.loadedVersions.has(id)) unknown++;
+    const everyVersion =
+      this.loadedVersions.size + unknown === written.count
+        ? null
+        : await this.options.store.loadJobRowVersions();
     if (!this.leading) return;
-    const changed = [...versions].filter(([id, version]) => this.loadedVersions.get(id) !== version);
+    const candidates = everyVersion ?? written.versions;
+    const changed = [...candidates].filter(([id, version]) => this.loadedVersions.get(id) !== version);
     const loaded = await this.options.store.loadJobs(changed.map(([id]) => id));
     if (!this.leading) return;
     this.state = state;
@@ -512,14 +531,21 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       this.loadedVersions.set(job.id, rowVersion);
       this.schedule(job);
     }
-    // Gone since the versions were read, or deleted before; a job deleted between the two reads
-    // is dropped by the next reload, which its deletion asks for.
+    if (everyVersion) this.forgetJobsNotIn(everyVersion);
+    this.versionsHorizon = written.horizon;
+    this.arm();
+  }
+
+  /**
+   * Drops the jobs deleted behind this process's back. A job deleted between the reads of the
+   * versions and of the jobs is dropped by the next reload, which its deletion asks for.
+   */
+  private forgetJobsNotIn(versions: Map<number, string>): void {
     for (const id of [...this.loadedVersions.keys()]) if (!versions.has(id)) this.loadedVersions.delete(id);
     for (const id of [...this.entries.keys()]) if (!versions.has(id)) this.entries.delete(id);
     for (const id of [...this.catchUps.keys()]) if (!this.entries.has(id)) this.catchUps.delete(id);
     // A job deleted through another process: its run stops here as it would for a local deletion.
     for (const run of this.active) if (!versions.has(run.jobId)) run.abort.abort();
-    this.arm();
   }
 
   private scheduleSync(): void {

@@ -1,7 +1,13 @@
 import type { Pool } from 'pg';
 import type { Job } from '../../domain/job';
 import type { SchedulerState } from '../../domain/schedulerState';
-import { findJob, findJobsWithRowVersions, listJobRowVersions } from '../../store/jobs';
+import {
+  findJob,
+  findJobsWithRowVersions,
+  type JobsWritten,
+  listJobRowVersions,
+  listJobsWrittenSince,
+} from '../../store/jobs';
 import { readVersionsMark } from '../../store/listVersions';
 import { requestRun, takeRunRequests } from '../../store/runRequests';
 import type { ProcessIdentity } from '../../runner/processIdentity';
@@ -31,6 +37,11 @@ import { type LedgerReads, ledgerReadsOf } from '../../scheduling/catchUpSlots';
 export interface LocalRuntimeStore {
   /** Every job's row version, by id: a job whose version is not the one last loaded has changed. */
   loadJobRowVersions(): Promise<Map<number, string>>;
+  /**
+   * The row versions of the jobs written since `horizon` (all of them when null), the number of
+   * jobs, and the horizon of the next call (store/jobs.ts `listJobsWrittenSince`).
+   */
+  loadJobsWrittenSince(horizon: string | null): Promise<JobsWritten>;
   /** The jobs of `ids`, each with its row version. */
   loadJobs(ids: number[]): Promise<{ job: Job; rowVersion: string }[]>;
   findJob(id: number): Promise<Job | null>;
@@ -66,6 +77,7 @@ export interface LocalRuntimeStore {
 export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
   return {
     loadJobRowVersions: () => listJobRowVersions(pool),
+    loadJobsWrittenSince: (horizon) => listJobsWrittenSince(pool, horizon),
     loadJobs: (ids) => findJobsWithRowVersions(pool, ids),
     findJob: (id) => findJob(pool, id),
     loadSchedulerState: () => readSchedulerState(pool),
