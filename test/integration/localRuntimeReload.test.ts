@@ -129,6 +129,28 @@ describe("the local runtime's reload", () => {
     expect(nextFire(kept)).toBe('2026-06-01T10:30:00.000Z');
   });
 
+  it("counts a job created while a reload reads the versions as that reload's, not as a deletion", async () => {
+    await create('before');
+    await service.local.sync();
+    await create('asks-for-a-reload');
+    // The creation lands (committed and told) after the reload's read, before its answer is used.
+    let during: number | undefined;
+    queries.mockRestore();
+    const query = service.db.pool.query.bind(service.db.pool) as (...args: unknown[]) => Promise<unknown>;
+    queries = jest.spyOn(service.db.pool, 'query').mockImplementation((async (...args: unknown[]) => {
+      const answer = await query(...args);
+      const name = (args[0] as QueryConfig).name;
+      if (name === 'crondeck_list_jobs_written_since' && during === undefined)
+        during = await create('during');
+      return answer;
+    }) as never);
+    await service.local.sync();
+    expect(during).toBeDefined();
+    await service.local.sync();
+    expect(fullVersionReads()).toBe(0);
+    expect(nextFire(during!)).toBe('2026-06-01T11:00:00.000Z');
+  });
+
   itOnServer('takes a write that commits after a reload it began before', async () => {
     const [early, late] = [await create('early'), await create('late')];
     await service.local.sync();

@@ -128,6 +128,12 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
    */
   private readonly loadedVersions = new Map<number, string>();
   /**
+   * Versions told by saves (`jobSaved`) since the last reload began: taken into `loadedVersions`
+   * when the next one begins, so that a reload compares the jobs' count with the jobs saved before
+   * its read, all of which that read counts.
+   */
+  private readonly savedVersions = new Map<number, string>();
+  /**
    * Where the next reload looks for written jobs from (store/jobs.ts `listJobsWrittenSince`); null
    * until `loadedVersions` holds every job.
    */
@@ -233,7 +239,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     this.schedule(job);
     // The next reload reads this job only if its row has moved on from the version saved. A
     // version told inside a transaction that then rolls back matches no row: read again.
-    if (rowVersion !== undefined) this.loadedVersions.set(job.id, rowVersion);
+    if (rowVersion !== undefined) this.savedVersions.set(job.id, rowVersion);
     // Only a job that fires before the timer moves it: the timer's tick sets it again from every
     // job (a job that now fires later wakes it for nothing once), so a save costs no scan of them
     // all, which made each of many creations slower than the last.
@@ -249,6 +255,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   async jobDeleted(jobId: number): Promise<void> {
     this.entries.delete(jobId);
     this.loadedVersions.delete(jobId);
+    this.savedVersions.delete(jobId);
     this.catchUps.delete(jobId);
     for (const run of this.active) if (run.jobId === jobId) run.abort.abort();
   }
@@ -372,6 +379,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       clearTimeout(this.judgeTimer);
       this.entries.clear();
       this.loadedVersions.clear();
+      this.savedVersions.clear();
       this.versionsHorizon = null;
       // The new leader works out the catch-ups and resumes the backfills from the database.
       this.catchUps.clear();
@@ -511,6 +519,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
    * jobs than it knows of and found written) does it read every job's version, to tell which.
    */
   private async reload(): Promise<void> {
+    for (const [id, version] of this.savedVersions) this.loadedVersions.set(id, version);
+    this.savedVersions.clear();
     const [state, written] = await Promise.all([
       this.options.store.loadSchedulerState(),
       this.options.store.loadJobsWrittenSince(this.versionsHorizon),
