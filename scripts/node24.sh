@@ -17,26 +17,5 @@ set -euo pipefail
 
 VERSION="${NODE24_VERSION:-24.21.0}"
 
-fail() {
-  echo "node24: $*" >&2
-  exit 1
-}
-
-case "$(uname -s)" in
-  Linux) os=linux ;;
-  Darwin) os=darwin ;;
-  *) fail "no Node package for $(uname -s)" ;;
-esac
-case "$(uname -m)" in
-  x86_64 | amd64) arch=x64 ;;
-  aarch64 | arm64) arch=arm64 ;;
-  *) fail "no Node package for $(uname -m)" ;;
-esac
-package="node-$os-$arch"
-
-if [[ $(id -u) -eq 0 ]]; then
-  dir="${NODE24_DIR:-/opt/crondeck-node24}"
-else
-  dir="${NODE24_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crondeck-node24}"
-fi
-exec bash "$(dirname "$0")/registry-binary.sh" node "$package" "$VERSION" "$dir"
+REGISTRY_BINARY_DIR="${NODE24_DIR:-}" exec bash "$(dirname "$0")/registry-binary.sh" \
+  node node "$VERSION" crondeck-node24 arm64
