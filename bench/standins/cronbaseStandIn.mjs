@@ -64,23 +64,19 @@ async function create(request) {
   for (const field of ['name', 'schedule', 'command']) {
     if (typeof body?.[field] !== 'string' || body[field] === '') return problem(400, `${field} is required`);
   }
+  // The check and the insert run in one turn of this single thread: no other creation comes between.
   if (byName.get({ $name: body.name })) return problem(409, `a job named ${body.name} already exists`);
-  try {
-    const { lastInsertRowid } = insert.run({
-      $name: body.name,
-      $schedule: body.schedule,
-      $command: body.command,
-      $timeout: body.timeout ?? 0,
-      $enabled: body.enabled === false ? 0 : 1,
-      $description: body.description ?? '',
-      $tags: JSON.stringify(body.tags ?? []),
-      $timezone: body.timezone ?? null,
-    });
-    return Response.json(view(byId.get({ $id: Number(lastInsertRowid) })), { status: 201 });
-  } catch (error) {
-    if (String(error).includes('UNIQUE')) return problem(409, `a job named ${body.name} already exists`);
-    throw error;
-  }
+  const { lastInsertRowid } = insert.run({
+    $name: body.name,
+    $schedule: body.schedule,
+    $command: body.command,
+    $timeout: body.timeout ?? 0,
+    $enabled: body.enabled === false ? 0 : 1,
+    $description: body.description ?? '',
+    $tags: JSON.stringify(body.tags ?? []),
+    $timezone: body.timezone ?? null,
+  });
+  return Response.json(view(byId.get({ $id: Number(lastInsertRowid) })), { status: 201 });
 }
 
 function read(id) {
