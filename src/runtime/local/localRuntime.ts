@@ -19,6 +19,7 @@ import { BackfillRuns, type StartedRun } from './backfillRuns';
 import { slotsToCatchUpNow } from '../../scheduling/catchUpSlots';
 import type { Leadership } from './leadership';
 import type { LocalRuntimeStore } from './localRuntimeStore';
+import { LoadedJobs } from './loadedJobs';
 import { ProcessPresence } from './processPresence';
 
 export interface LocalRuntimeOptions {
@@ -120,24 +121,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   /** A save only moves an entry of the schedule kept here. */
   readonly savesInMemory = true;
   private readonly entries = new Map<number, ScheduledEntry>();
-  /**
-   * The row version (store/jobs.ts `listJobRowVersions`) of each job as last loaded while leading,
-   * disabled ones included: a reload reads only the jobs whose version moved since. Jobs saved
-   * through this process are scheduled at once (`jobSaved`), and read once more by the next reload
-   * unless the save told their row's version (creations do).
-   */
-  private readonly loadedVersions = new Map<number, string>();
-  /**
-   * Versions told by saves (`jobSaved`) since the last reload began: taken into `loadedVersions`
-   * when the next one begins, so that a reload compares the jobs' count with the jobs saved before
-   * its read, all of which that read counts.
-   */
-  private readonly savedVersions = new Map<number, string>();
-  /**
-   * Where the next reload looks for written jobs from (store/jobs.ts `listJobsWrittenSince`); null
-   * until `loadedVersions` holds every job.
-   */
-  private versionsHorizon: string | null = null;
+  /** The jobs loaded while leading, at which row versions: what a reload must read again. */
+  private readonly loadedJobs: LoadedJobs;
   private readonly active = new Set<ActiveRun>();
   /** Writes started by ticks (skipped fire times, ended pauses), awaited by `tick` and `idle`. */
   private readonly housekeeping = new Set<Promise<unknown>>();
@@ -170,6 +155,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
 
   constructor(private readonly options: LocalRuntimeOptions) {
     this.identity = options.identity ?? thisProcessIdentity();
+    this.loadedJobs = new LoadedJobs(options.store);
     this.presence = new ProcessPresence({
       store: options.store,
       identity: this.identity,
@@ -239,7 +225,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     this.schedule(job);
     // The next reload reads this job only if its row has moved on from the version saved. A
     // version told inside a transaction that then rolls back matches no row: read again.
-    if (rowVersion !== undefined) this.savedVersions.set(job.id, rowVersion);
+    if (rowVersion !== undefined) this.loadedJobs.saved(job.id, rowVersion);
     // Only a job that fires before the timer moves it: the timer's tick sets it again from every
     // job (a job that now fires later wakes it for nothing once), so a save costs no scan of them
     // all, which made each of many creations slower than the last.
@@ -254,8 +240,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
 
   async jobDeleted(jobId: number): Promise<void> {
     this.entries.delete(jobId);
-    this.loadedVersions.delete(jobId);
-    this.savedVersions.delete(jobId);
+    this.loadedJobs.deleted(jobId);
     this.catchUps.delete(jobId);
     for (const run of this.active) if (run.jobId === jobId) run.abort.abort();
   }
@@ -378,9 +363,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       this.clearTimer();
       clearTimeout(this.judgeTimer);
       this.entries.clear();
-      this.loadedVersions.clear();
-      this.savedVersions.clear();
-      this.versionsHorizon = null;
+      this.loadedJobs.clear();
       // The new leader works out the catch-ups and resumes the backfills from the database.
       this.catchUps.clear();
       this.options.logger.warn('no longer leading: this process stops firing jobs');
@@ -512,37 +495,18 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
 
   /**
    * Brings the schedule up to the database: the scheduler switch, and the jobs that changed since
-   * they were last loaded (their row versions moved), new and deleted ones included. A reload
-   * reads the versions of the jobs written since the last one, and the changed jobs among them:
-   * after many creations through this process (each scheduled already, with its version), none of
-   * them, and no work for the jobs not written. Only when jobs were deleted behind its back (fewer
-   * jobs than it knows of and found written) does it read every job's version, to tell which.
+   * they were last loaded, new and deleted ones included (loadedJobs.ts).
    */
   private async reload(): Promise<void> {
-    for (const [id, version] of this.savedVersions) this.loadedVersions.set(id, version);
-    this.savedVersions.clear();
-    const [state, written] = await Promise.all([
+    const [state, changes] = await Promise.all([
       this.options.store.loadSchedulerState(),
-      this.options.store.loadJobsWrittenSince(this.versionsHorizon),
+      this.loadedJobs.read(),
     ]);
-    let unknown = 0;
-    for (const id of written.versions.keys()) if (!this.loadedVersions.has(id)) unknown++;
-    const everyVersion =
-      this.loadedVersions.size + unknown === written.count
-        ? null
-        : await this.options.store.loadJobRowVersions();
-    if (!this.leading) return;
-    const candidates = everyVersion ?? written.versions;
-    const changed = [...candidates].filter(([id, version]) => this.loadedVersions.get(id) !== version);
-    const loaded = await this.options.store.loadJobs(changed.map(([id]) => id));
     if (!this.leading) return;
     this.state = state;
-    for (const { job, rowVersion } of loaded) {
-      this.loadedVersions.set(job.id, rowVersion);
-      this.schedule(job);
-    }
-    if (everyVersion) this.forgetJobsNotIn(everyVersion);
-    this.versionsHorizon = written.horizon;
+    for (const { job } of changes.changed) this.schedule(job);
+    if (changes.everyVersion) this.forgetJobsNotIn(changes.everyVersion);
+    this.loadedJobs.apply(changes);
     this.arm();
   }
 
@@ -551,7 +515,6 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
    * versions and of the jobs is dropped by the next reload, which its deletion asks for.
    */
   private forgetJobsNotIn(versions: Map<number, string>): void {
-    for (const id of [...this.loadedVersions.keys()]) if (!versions.has(id)) this.loadedVersions.delete(id);
     for (const id of [...this.entries.keys()]) if (!versions.has(id)) this.entries.delete(id);
     for (const id of [...this.catchUps.keys()]) if (!this.entries.has(id)) this.catchUps.delete(id);
     // A job deleted through another process: its run stops here as it would for a local deletion.
