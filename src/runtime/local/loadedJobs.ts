@@ -56,7 +56,10 @@ export class LoadedJobs {
     this.horizon = null;
   }
 
-  /** Reads what changed since the last reload; nothing is taken in until `apply`. */
+  /**
+   * Takes in the versions that saves told, then reads what changed since the last reload; what it
+   * reads is taken in by `apply`, so that a reload abandoned halfway (leadership lost) leaves no trace.
+   */
   async read(): Promise<JobChanges> {
     for (const [id, version] of this.told) this.loaded.set(id, version);
     this.told.clear();
