@@ -14,6 +14,7 @@ import { findRunningAttempt } from '../store/runningAttempts';
 import { findLastSlot, saveJobInLedger, saveJobsInLedger } from '../store/slots';
 import { eachAlone, GroupCommit } from './groupCommit';
 import { NextRunCache } from './nextRunCache';
+import { firstDueAt } from './slotPlan';
 
 /**
  * A job as the API shows it: the stored job plus when it fires next, its run in progress and its
@@ -99,8 +100,12 @@ export class JobService {
    */
   private async createAndTell(inputs: readonly JobInput[]): Promise<Map<string, Job>> {
     const at = this.clock.now();
+    const creations = inputs.map((input) => ({
+      input,
+      firstDueAt: firstDueAt(input, at, this.defaultTimeZone),
+    }));
     const createAndTellOn = async (db: Pool | PoolClient) => {
-      const created = await jobs.createJobs(db, inputs, at);
+      const created = await jobs.createJobs(db, creations, at);
       for (const { job, rowVersion } of created.values()) await this.runtime.jobSaved(job, rowVersion);
       return new Map([...created].map(([name, { job }]) => [name, job]));
     };

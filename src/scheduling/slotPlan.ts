@@ -75,6 +75,29 @@ export function planCursor(
   };
 }
 
+/**
+ * When the cursor of a job created at `createdAt` is first due: the judge's plan for a new cursor
+ * (it stands at the job's creation, with nothing to judge yet), made once by the creation rather
+ * than by a pass that reads every new job. Null when the schedule cannot be read or never fires:
+ * such a cursor is left for the judge, as before.
+ */
+export function firstDueAt(
+  job: Pick<SlotCursor, 'schedule' | 'timezone' | 'lateAfterSeconds'>,
+  createdAt: Date,
+  defaultTimeZone: string,
+): Date | null {
+  const fresh: SlotCursor = {
+    ...job,
+    jobId: 0,
+    jobName: '',
+    judgedUntil: createdAt,
+    dueAt: null,
+    earlierSchedules: [],
+    catchUp: null,
+  };
+  return planCursor(fresh, createdAt, defaultTimeZone, null, 1)?.dueAt ?? null;
+}
+
 type Walk = ReturnType<typeof walkSpan>;
 
 /**

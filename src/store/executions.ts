@@ -77,10 +77,11 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
   const { rows } = await db.query<{ id: string }>(
     prepared(
       'start_attempts',
+      // The batch as one JSON array (see `createJobs` in jobs.ts).
       `WITH starting AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
-       FROM unnest($1::int[], $2::text[], $3::timestamptz[], $4::int[], $5::bigint[], $6::timestamptz[],
-                   $7::text[]) WITH ORDINALITY
+       FROM ROWS FROM (json_to_recordset($1::json) AS (job_id int, job_name text, started_at timestamptz,
+              attempt int, owner_process bigint, scheduled_at timestamptz, trigger text)) WITH ORDINALITY
          AS t(job_id, job_name, started_at, attempt, owner_process, scheduled_at, trigger, n)
      ),
      inserted AS (
@@ -90,13 +91,17 @@ export async function startAttempts(db: Queryable, attempts: StartingAttempt[]):
      )
      SELECT id FROM starting ORDER BY n`,
       [
-        attempts.map((a) => a.jobId),
-        attempts.map((a) => a.jobName),
-        attempts.map((a) => a.startedAt),
-        attempts.map((a) => a.attempt),
-        attempts.map((a) => a.owner),
-        attempts.map((a) => a.slot?.scheduledAt ?? null),
-        attempts.map((a) => a.slot?.trigger ?? null),
+        JSON.stringify(
+          attempts.map((a) => ({
+            job_id: a.jobId,
+            job_name: a.jobName,
+            started_at: a.startedAt,
+            attempt: a.attempt,
+            owner_process: a.owner,
+            scheduled_at: a.slot?.scheduledAt ?? null,
+            trigger: a.slot?.trigger ?? null,
+          })),
+        ),
       ],
     ),
   );
@@ -126,9 +131,8 @@ export async function finishAttempts(
     prepared(
       'finish_attempts',
       `WITH outcome AS (
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::bigint[], $5::int[], $6::text[], $7::text[],
-                            $8::text[], $9::text[])
-         AS t(id, status, finished_at, duration_ms, exit_code, stdout, stderr, reason, reason_message)
+       SELECT * FROM json_to_recordset($1::json) AS t(id bigint, status text, finished_at timestamptz,
+         duration_ms bigint, exit_code int, stdout text, stderr text, reason text, reason_message text)
      ),
      finished AS (
        UPDATE executions e SET status = o.status, finished_at = o.finished_at, duration_ms = o.duration_ms,
@@ -140,15 +144,12 @@ export async function finishAttempts(
      ${countingRowsOf('finished')}
      SELECT * FROM finished`,
       [
-        outcomes.map((o) => o.executionId),
-        outcomes.map((o) => o.result.status),
-        outcomes.map((o) => o.result.finishedAt),
-        outcomes.map((o) => durationMs(o.result)),
-        outcomes.map((o) => o.result.exitCode),
-        outcomes.map((o) => storableOutput(o.result.stdout)),
-        outcomes.map((o) => storableOutput(o.result.stderr)),
-        outcomes.map((o) => storableReason(o.result.reason)?.code ?? null),
-        outcomes.map((o) => storableReason(o.result.reason)?.message ?? null),
+        JSON.stringify(
+          outcomes.map((o) => ({
+            id: o.executionId,
+            ...resultRecord(o.result),
+          })),
+        ),
       ],
     ),
   );
@@ -190,9 +191,10 @@ export async function insertFinishedExecutions(
       'insert_finished_executions',
       `WITH given AS MATERIALIZED (
        SELECT nextval(pg_get_serial_sequence('executions', 'id')) AS id, t.*
-       FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::bigint[],
-                   $7::int[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[],
-                   $14::timestamptz[], $15::text[]) WITH ORDINALITY
+       FROM ROWS FROM (json_to_recordset($1::json) AS (job_id int, job_name text, status text,
+              started_at timestamptz, finished_at timestamptz, duration_ms bigint, exit_code int, stdout text,
+              stderr text, attempt int, report_key text, reason text, reason_message text,
+              scheduled_at timestamptz, trigger text)) WITH ORDINALITY
          AS t(job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
               reason, reason_message, scheduled_at, trigger, n)
      ),
@@ -207,21 +209,18 @@ export async function insertFinishedExecutions(
      ${countingRowsOf('inserted')}
      SELECT given.n, ${qualified('inserted', FULL_COLUMNS)} FROM inserted JOIN given ON given.id = inserted.id`,
       [
-        executions.map((e) => e.jobId),
-        executions.map((e) => e.jobName),
-        executions.map((e) => e.status),
-        executions.map((e) => e.startedAt),
-        executions.map((e) => e.finishedAt),
-        executions.map((e) => durationMs(e)),
-        executions.map((e) => e.exitCode),
-        executions.map((e) => storableOutput(e.stdout)),
-        executions.map((e) => storableOutput(e.stderr)),
-        executions.map((e) => e.attempt),
-        executions.map((e) => e.reportKey ?? null),
-        executions.map((e) => storableReason(e.reason)?.code ?? null),
-        executions.map((e) => storableReason(e.reason)?.message ?? null),
-        executions.map((e) => e.slot?.scheduledAt ?? null),
-        executions.map((e) => e.slot?.trigger ?? null),
+        JSON.stringify(
+          executions.map((e) => ({
+            job_id: e.jobId,
+            job_name: e.jobName,
+            started_at: e.startedAt,
+            ...resultRecord(e),
+            attempt: e.attempt,
+            report_key: e.reportKey ?? null,
+            scheduled_at: e.slot?.scheduledAt ?? null,
+            trigger: e.slot?.trigger ?? null,
+          })),
+        ),
       ],
     ),
   );
@@ -415,6 +414,24 @@ function qualified(table: string, columns: string): string {
     .split(', ')
     .map((column) => `${table}.${column}`)
     .join(', ');
+}
+
+/**
+ * The columns of an attempt's result, as the recording statements take them in their JSON batch:
+ * output and reason made storable here, where every runtime's results enter the database.
+ */
+function resultRecord(result: AttemptResult) {
+  const reason = storableReason(result.reason);
+  return {
+    status: result.status,
+    finished_at: result.finishedAt,
+    duration_ms: durationMs(result),
+    exit_code: result.exitCode,
+    stdout: storableOutput(result.stdout),
+    stderr: storableOutput(result.stderr),
+    reason: reason?.code ?? null,
+    reason_message: reason?.message ?? null,
+  };
 }
 
 function durationMs(result: { startedAt: Date; finishedAt: Date }): number {

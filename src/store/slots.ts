@@ -118,14 +118,18 @@ export const DISABLED_HOLD_REASON = 'the job was disabled at that time';
 /**
  * The part of a statement that starts the ledger of the jobs it has just created, as
  * `saveJobsInLedger` does for a new job: two more `WITH` items, after the one named `created` that
- * returns the new jobs' `id, schedule, timezone, enabled, late_after_s`. Their cursors start at
- * `at` and those created switched off open a hold for `holdReason` (both SQL expressions, such as
- * parameters). A job and its ledger then commit in one statement, with no transaction around them.
+ * returns the new jobs' `id, name, schedule, timezone, enabled, late_after_s`. Their cursors start
+ * at `at`, due when `firstDue` (a relation of `name, due_at`) says: the judge's own plan for a new
+ * cursor (slotPlan.ts `firstDueAt`), so that it reads no new job before its first slot's grace has
+ * passed; a job absent there, or due at null, is planned by the judge's next pass. Those created
+ * switched off open a hold for `holdReason`. `at` and `holdReason` are SQL expressions, such as
+ * parameters. A job and its ledger then commit in one statement, with no transaction around them.
  */
-export function startLedgerOfCreated(at: string, holdReason: string): string {
+export function startLedgerOfCreated(at: string, holdReason: string, firstDue: string): string {
   return `cursor AS (
-      INSERT INTO slot_cursors (job_id, judged_until, schedule, timezone, late_after_s)
-      SELECT id, ${at}, schedule, timezone, late_after_s FROM created ORDER BY id
+      INSERT INTO slot_cursors (job_id, judged_until, schedule, timezone, late_after_s, due_at)
+      SELECT created.id, ${at}, created.schedule, created.timezone, created.late_after_s, due.due_at
+      FROM created LEFT JOIN ${firstDue} AS due USING (name) ORDER BY created.id
     ),
     opened AS (
       INSERT INTO slot_holds (job_id, kind, from_at, reason)
@@ -456,13 +460,13 @@ export async function insertJudgedSlots(
     prepared(
       'insert_judged_slots',
       `WITH given AS (
-         SELECT * FROM unnest($1::int[], $2::timestamptz[], $3::text[], $4::text[], $5::timestamptz[],
-                              $6::bigint[], $7::text[]) WITH ORDINALITY
-           AS t(job_id, scheduled_at, outcome, execution_ids, started_at, delay_ms, reason, n)
+         SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (job_id int, scheduled_at timestamptz,
+                  outcome text, execution_ids bigint[], started_at timestamptz, delay_ms bigint, reason text))
+           WITH ORDINALITY AS t(job_id, scheduled_at, outcome, execution_ids, started_at, delay_ms, reason, n)
        ),
        inserted AS (
          INSERT INTO slots (job_id, scheduled_at, outcome, execution_ids, started_at, delay_ms, reason, judged_at)
-         SELECT job_id, scheduled_at, outcome, execution_ids::bigint[], started_at, delay_ms, reason, $8 FROM given
+         SELECT job_id, scheduled_at, outcome, execution_ids, started_at, delay_ms, reason, $2 FROM given
          ON CONFLICT (job_id, scheduled_at) DO NOTHING
          RETURNING job_id, scheduled_at, outcome
        ),
@@ -472,13 +476,17 @@ export async function insertJudgedSlots(
        )
        SELECT given.n FROM inserted JOIN given USING (job_id, scheduled_at)`,
       [
-        slots.map((s) => s.jobId),
-        slots.map((s) => s.scheduledAt),
-        slots.map((s) => s.outcome),
-        slots.map((s) => `{${s.executionIds.join(',')}}`),
-        slots.map((s) => s.startedAt),
-        slots.map((s) => s.delayMs),
-        slots.map((s) => s.reason),
+        JSON.stringify(
+          slots.map((s) => ({
+            job_id: s.jobId,
+            scheduled_at: s.scheduledAt,
+            outcome: s.outcome,
+            execution_ids: s.executionIds,
+            started_at: s.startedAt,
+            delay_ms: s.delayMs,
+            reason: s.reason,
+          })),
+        ),
         judgedAt,
       ],
     ),
@@ -506,17 +514,18 @@ export async function moveCursors(db: Queryable, moves: CursorMove[]): Promise<v
       prepared(
         'move_slot_cursors',
         `UPDATE slot_cursors c SET judged_until = t.judged_until, due_at = t.due_at,
-           earlier_schedules = t.earlier::jsonb, last_slot_at = t.last_slot_at, last_outcome = t.last_outcome
-         FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[], $4::text[], $5::timestamptz[], $6::text[])
-           AS t(job_id, judged_until, due_at, earlier, last_slot_at, last_outcome)
+           earlier_schedules = t.earlier, last_slot_at = t.last_slot_at, last_outcome = t.last_outcome
+         FROM json_to_recordset($1::json) AS t(job_id int, judged_until timestamptz, due_at timestamptz,
+           earlier jsonb, last_slot_at timestamptz, last_outcome text)
          WHERE c.job_id = t.job_id`,
         [
-          judged.map((m) => m.jobId),
-          judged.map((m) => m.judgedUntil),
-          judged.map((m) => m.dueAt),
-          judged.map((m) => JSON.stringify(m.earlierSchedules)),
-          judged.map((m) => m.lastSlot!.scheduledAt),
-          judged.map((m) => m.lastSlot!.outcome),
+          JSON.stringify(
+            judged.map((m) => ({
+              ...cursorRecord(m),
+              last_slot_at: m.lastSlot!.scheduledAt,
+              last_outcome: m.lastSlot!.outcome,
+            })),
+          ),
         ],
       ),
     );
@@ -525,19 +534,26 @@ export async function moveCursors(db: Queryable, moves: CursorMove[]): Promise<v
     await db.query(
       prepared(
         'advance_slot_cursors',
-        `UPDATE slot_cursors c SET judged_until = t.judged_until, due_at = t.due_at, earlier_schedules = t.earlier::jsonb
-         FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[], $4::text[])
-           AS t(job_id, judged_until, due_at, earlier)
+        `UPDATE slot_cursors c SET judged_until = t.judged_until, due_at = t.due_at, earlier_schedules = t.earlier
+         FROM json_to_recordset($1::json) AS t(job_id int, judged_until timestamptz, due_at timestamptz, earlier jsonb)
          WHERE c.job_id = t.job_id`,
-        [
-          unchanged.map((m) => m.jobId),
-          unchanged.map((m) => m.judgedUntil),
-          unchanged.map((m) => m.dueAt),
-          unchanged.map((m) => JSON.stringify(m.earlierSchedules)),
-        ],
+        [JSON.stringify(unchanged.map(cursorRecord))],
       ),
     );
   }
+}
+
+/**
+ * A cursor's move as `moveCursors` sends it, one JSON array for the batch (see `createJobs`): dates
+ * as JSON writes them (ISO 8601 UTC), the earlier schedules as they are.
+ */
+function cursorRecord(move: CursorMove) {
+  return {
+    job_id: move.jobId,
+    judged_until: move.judgedUntil,
+    due_at: move.dueAt,
+    earlier: move.earlierSchedules,
+  };
 }
 
 /** An instant as JSON writes a Date (`toISOString`), rendered by the server. */

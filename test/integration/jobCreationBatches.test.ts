@@ -1,3 +1,4 @@
+import { checkCron, fireTimesAfter } from '../../src/domain/cron';
 import type { Job, JobInput } from '../../src/domain/job';
 import { jobInputSchema } from '../../src/domain/job';
 import type { Runtime } from '../../src/runtime/runtime';
@@ -179,5 +180,41 @@ describe.each([
         ORDER BY j.name`,
     );
     expect(rows).toEqual(names.map((name, i) => ({ name, timezone: 'Europe/Paris', held: i % 3 === 0 })));
+  });
+
+  it('plans each new cursor as the judge would, from its first slot and grace, the first creation’s of a name', async () => {
+    const bodies = [
+      { name: 'hourly', schedule: '0 * * * *', timezone: 'Asia/Kathmandu', lateAfterSeconds: 60 },
+      { name: 'five', schedule: '*/5 * * * *', lateAfterSeconds: 30 },
+      { name: 'twice', schedule: '30 4 * * *', timezone: 'America/New_York', lateAfterSeconds: 120 },
+      { name: 'twice', schedule: '* * * * *', lateAfterSeconds: 3600 },
+    ];
+    await Promise.allSettled(
+      [input('alone'), ...bodies.map((body) => jobInputSchema.parse({ command: 'true', ...body }))].map(
+        (each) => service.jobs.create(each),
+      ),
+    );
+    const { rows } = await service.db.pool.query<{ name: string; judged_until: Date; due_at: Date | null }>(
+      `SELECT j.name, c.judged_until, c.due_at FROM jobs j JOIN slot_cursors c ON c.job_id = j.id`,
+    );
+    const cursors = new Map(rows.map((row) => [row.name, row]));
+    const dueOf = (name: string, schedule: string, zone: string, graceSeconds: number) => {
+      const cursor = cursors.get(name)!;
+      const check = checkCron(schedule);
+      if (!check.valid) throw new Error(check.error);
+      const first: Date = fireTimesAfter(check.fields, zone, cursor.judged_until).next().value;
+      return {
+        name,
+        judgedUntil: cursor.judged_until,
+        dueAt: new Date(first.getTime() + graceSeconds * 1000),
+      };
+    };
+    const actual = (name: string) => {
+      const cursor = cursors.get(name)!;
+      return { name, judgedUntil: cursor.judged_until, dueAt: cursor.due_at };
+    };
+    expect(actual('hourly')).toEqual(dueOf('hourly', '0 * * * *', 'Asia/Kathmandu', 60));
+    expect(actual('five')).toEqual(dueOf('five', '*/5 * * * *', 'UTC', 30));
+    expect(actual('twice')).toEqual(dueOf('twice', '30 4 * * *', 'America/New_York', 120));
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { checkCron, fireTimesAfter } from '../../src/domain/cron';
-import { planCursor } from '../../src/scheduling/slotPlan';
+import { firstDueAt, planCursor } from '../../src/scheduling/slotPlan';
 import type { SlotCursor } from '../../src/store/slots';
 
 const at = (time: string) => new Date(time);
@@ -121,4 +121,49 @@ describe('planning a cursor’s move', () => {
       { numRuns: 200 },
     );
   });
+
+  it('plans a new job’s cursor at its creation as every pass of the judge before it is due would', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('*/10 * * * *', '30 2 * * *', '0 0 * * 0', '15 3 1 * *', '*/7 9-17 * * 1-5'),
+        fc.constantFrom(null, 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe'),
+        fc.integer({ min: 0, max: 365 * 24 * 60 * 60 }),
+        fc.constantFrom(0, 60, 300),
+        // When the judge's pass comes, as a share of the time from the creation to the first due.
+        fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+        (schedule, timezone, startSecond, lateAfterSeconds, passAt) => {
+          const createdAt = new Date(Date.UTC(2026, 0, 1) + startSecond * 1000 + 123);
+          const job = { schedule, timezone, lateAfterSeconds };
+          const due = firstDueAt(job, createdAt, 'Asia/Tokyo');
+          expect(due).not.toBeNull();
+          const now = new Date(
+            createdAt.getTime() + Math.floor(passAt * (due!.getTime() - createdAt.getTime())),
+          );
+          const fresh = cursor({ ...job, judgedUntil: createdAt });
+          const plan = planCursor(fresh, now, 'Asia/Tokyo', null, 1000)!;
+          expect(plan.slots).toEqual([]);
+          expect(plan.dueAt).toEqual(due);
+          // Never later than the first slot's grace: the judge would otherwise judge it late.
+          const first = fireTimesAfter(checkCronFields(schedule), timezone ?? 'Asia/Tokyo', createdAt).next()
+            .value!;
+          expect(due!.getTime()).toBe(first.getTime() + lateAfterSeconds * 1000);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('leaves a new job whose schedule it cannot read for the judge to plan', () => {
+    for (const schedule of ['every day', '0 0 30 2 *']) {
+      expect(
+        firstDueAt({ schedule, timezone: null, lateAfterSeconds: 60 }, at('2026-06-01T10:00:00Z'), 'UTC'),
+      ).toBeNull();
+    }
+  });
 });
+
+function checkCronFields(schedule: string): string {
+  const check = checkCron(schedule);
+  if (!check.valid) throw new Error(check.error);
+  return check.fields;
+}
