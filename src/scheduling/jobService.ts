@@ -14,7 +14,7 @@ import { findRunningAttempt } from '../store/runningAttempts';
 import { findLastSlot, saveJobInLedger, saveJobsInLedger } from '../store/slots';
 import { eachAlone, GroupCommit } from './groupCommit';
 import { NextRunCache } from './nextRunCache';
-import { firstDueAt } from './slotPlan';
+import { firstDueAt, newPassCache } from './slotPlan';
 
 /**
  * A job as the API shows it: the stored job plus when it fires next, its run in progress and its
@@ -100,9 +100,10 @@ export class JobService {
    */
   private async createAndTell(inputs: readonly JobInput[]): Promise<Map<string, Job>> {
     const at = this.clock.now();
+    const plans = newPassCache();
     const creations = inputs.map((input) => ({
       input,
-      firstDueAt: firstDueAt(input, at, this.defaultTimeZone),
+      firstDueAt: firstDueAt(input, at, this.defaultTimeZone, plans),
     }));
     const createAndTellOn = async (db: Pool | PoolClient) => {
       const created = await jobs.createJobs(db, creations, at);

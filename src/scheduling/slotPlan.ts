@@ -79,12 +79,14 @@ export function planCursor(
  * When the cursor of a job created at `createdAt` is first due: the judge's plan for a new cursor
  * (it stands at the job's creation, with nothing to judge yet), made once by the creation rather
  * than by a pass that reads every new job. Null when the schedule cannot be read or never fires:
- * such a cursor is left for the judge, as before.
+ * such a cursor is left for the judge, as before. Jobs created together share `cache`, as the jobs
+ * of a pass do.
  */
 export function firstDueAt(
   job: Pick<SlotCursor, 'schedule' | 'timezone' | 'lateAfterSeconds'>,
   createdAt: Date,
   defaultTimeZone: string,
+  cache: PassCache = newPassCache(),
 ): Date | null {
   const fresh: SlotCursor = {
     ...job,
@@ -95,7 +97,7 @@ export function firstDueAt(
     earlierSchedules: [],
     catchUp: null,
   };
-  return planCursor(fresh, createdAt, defaultTimeZone, null, 1)?.dueAt ?? null;
+  return planCursor(fresh, createdAt, defaultTimeZone, null, 1, cache)?.dueAt ?? null;
 }
 
 type Walk = ReturnType<typeof walkSpan>;

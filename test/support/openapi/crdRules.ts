@@ -1,5 +1,5 @@
 import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import { withKubernetesFormats } from './kubernetesSchemas';
 import type { Loose } from './loose';
 
 /**
@@ -132,8 +132,7 @@ function checkNode(node: Node, path: string, problems: string[], insideAnyOf: bo
   }
   if (node.default !== undefined) {
     // Defaults are validated with their formats, and may not hold fields the schema does not declare.
-    const engine = new Ajv({ strict: false, validateFormats: true });
-    addFormats(engine, ['date-time']);
+    const engine = withKubernetesFormats(new Ajv({ strict: false, validateFormats: true }));
     if (!engine.validate(closed(withoutDefaults(node)), node.default)) {
       problems.push(`${path}.default: does not match its own schema`);
     }

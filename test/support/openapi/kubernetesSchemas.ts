@@ -36,14 +36,21 @@ const validators = new Map<string, ValidateFunction>();
 
 function validatorEngine(): Ajv {
   if (!ajv) {
-    ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
-    addFormats(ajv, ['date-time']);
-    // Kubernetes' formats describe Go types; the value checks that matter are the types and patterns.
-    for (const format of ['int32', 'int64', 'double', 'float', 'byte', 'int-or-string', 'quantity']) {
-      ajv.addFormat(format, true);
-    }
+    ajv = withKubernetesFormats(new Ajv({ strict: false, allErrors: true, validateFormats: true }));
   }
   return ajv;
+}
+
+/**
+ * Teaches `engine` the formats of Kubernetes' schemas: `date-time` is checked; the others describe
+ * Go types, whose values the types and patterns already check (and Ajv would warn of each unknown).
+ */
+export function withKubernetesFormats(engine: Ajv): Ajv {
+  addFormats(engine, ['date-time']);
+  for (const format of ['int32', 'int64', 'double', 'float', 'byte', 'int-or-string', 'quantity']) {
+    engine.addFormat(format, true);
+  }
+  return engine;
 }
 
 /** The document file of an apiVersion: `v1` → api__v1.json, `batch/v1` → apis__batch__v1.json. */
