@@ -331,8 +331,11 @@ export async function createJobs(
   return new Map(rows.map((row) => [row.name, { job: toJob(row), rowVersion: row.row_version }]));
 }
 
-/** A job's row as `createJobs` sends it: its columns by name, JSON values as they are. */
-function jobRecord(input: JobInput, source: JobSource = 'api') {
+/**
+ * The row of a job created through the API, as `createJobs` sends it: its columns by name, JSON
+ * values as they are.
+ */
+function jobRecord(input: JobInput) {
   return {
     name: input.name,
     schedule: input.schedule,
@@ -343,7 +346,7 @@ function jobRecord(input: JobInput, source: JobSource = 'api') {
     tags: input.tags,
     timezone: input.timezone,
     enabled: input.enabled,
-    source,
+    source: 'api' satisfies JobSource,
     late_after_s: input.lateAfterSeconds,
     catch_up: input.catchUp,
     allow_duplicate_slots: input.allowDuplicateSlots,
