@@ -292,10 +292,10 @@ export async function createJobs(
   const { rows } = await db.query<JobRow & { row_version: string }>(
     prepared(
       'create_jobs',
-      // The batch travels as one JSON array: one string for the driver to send, where thirteen
-      // arrays were each rendered element by element as array literals (a tenth of what a creation
-      // allocated in the service), and retry, tags and catchUp go in as JSON without a second
-      // quoting. A JSON null is SQL NULL here.
+      // The batch travels as one JSON array, which JSON.stringify writes natively: node-postgres
+      // renders an array parameter as an array literal element by element, which for one array
+      // per column was a tenth of what a creation allocated. retry, tags and catchUp go in as
+      // JSON values, not quoted twice as JSON text inside text. A JSON null is SQL NULL here.
       `WITH given AS (
          SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (name text, schedule text, command text,
                 timeout_s int, retry jsonb, description text, tags jsonb, timezone text, enabled bool, source text,
