@@ -35,7 +35,7 @@ import {
   WARMUP_SECONDS,
   WORK_DIR,
 } from './harness';
-import { describeShippedStart, startShippedService } from './shippedStart';
+import { describeShippedStart, imageNodeMajor, startShippedService } from './shippedStart';
 
 const KNOWN_SCENARIOS = ['scheduler', 'creates', 'mailbox', 'alerts', 'operator', 'memory', 'slots'];
 const BENCHMARKS_FILE = join(REPO_ROOT, 'BENCHMARKS.md');
@@ -66,6 +66,13 @@ async function main(args: string[]): Promise<number> {
   const selected = args.length > 0 ? args : KNOWN_SCENARIOS;
   for (const name of selected) {
     if (!/^[a-zA-Z0-9_-]+$/.test(name)) throw new Error(`not a scenario name: ${name}`);
+  }
+  const imageNode = imageNodeMajor();
+  if (Number(process.versions.node.split('.')[0]) !== imageNode) {
+    throw new Error(
+      `the bench measures on the image's Node ${imageNode} and this is ${process.version}: run it with ` +
+        '`npm run bench`, which puts that Node first on the PATH (scripts/node24.sh)',
+    );
   }
   const started = new Date();
 
@@ -206,7 +213,8 @@ evidence behind the findings are in [docs/benchmarks/](docs/benchmarks/), linked
 
 The service runs as a separate process (\`node dist/cli.js serve\`), started as the image's
 entrypoint and the chart start it (each section says how), against a throwaway PostgreSQL 15 server
-on the same machine. Every requests/s figure has two ceilings measured in the same run,
+on the same machine. Every Node process of the bench, the ceilings and the bench's own in-process
+measures included, runs on the image's Node (24, fetched by \`scripts/node24.sh\`). Every requests/s figure has two ceilings measured in the same run,
 with the same autocannon settings, answering the same bytes, each in a process of its own: a
 minimal Express 5 app with one route, and a bare \`node:http\` server. Creations are compared with
 a stand-in for cronbase, the Bun + SQLite scheduler issue 22 measures Crondeck against, run with Bun

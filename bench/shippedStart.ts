@@ -9,7 +9,7 @@ type Component = 'api' | 'controller';
 
 /** How a crondeck process is started where users run it. */
 export interface ShippedStart {
-  /** The node binary: BENCH_SERVICE_NODE (the image's Node version, when the bench's differs). */
+  /** The node binary: the bench's own, which `npm run bench` makes the image's (`imageNodeMajor`). */
   node: string;
   /** The flags the image's entrypoint gives node (`exec node FLAGS /app/dist/cli.js`). */
   nodeArgs: string[];
@@ -47,10 +47,23 @@ export function shippedStart(component: Component): ShippedStart {
   // Set even when empty: the bench's own NODE_OPTIONS must not reach the process.
   env.NODE_OPTIONS = nodeOptions;
   return {
-    node: process.env.BENCH_SERVICE_NODE ?? process.execPath,
+    node: process.execPath,
     nodeArgs: entrypoint[1]!.split(' ').filter(Boolean),
     env,
   };
+}
+
+/**
+ * The major version of the image's Node (the Dockerfile's `NODE_IMAGE`, `node:24-…`). The bench runs
+ * every process of a measure on it, its own included: the ceilings and the in-process measures
+ * compared with the service would otherwise run on another Node than the one users get (Express 5
+ * answers about three times slower on Node 20 than on 24 here).
+ */
+export function imageNodeMajor(): number {
+  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+  const image = /^ARG NODE_IMAGE=node:(\d+)/m.exec(dockerfile);
+  if (!image) throw new Error('the Dockerfile has no `ARG NODE_IMAGE=node:MAJOR…` line');
+  return Number(image[1]);
 }
 
 /** For the reports: the Node version, the command line and the environment of a shipped start. */

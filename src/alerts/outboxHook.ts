@@ -3,7 +3,13 @@ import type { DestinationEvent } from '../domain/alertEvents';
 import type { Clock } from '../domain/clock';
 import type { Job } from '../domain/job';
 import type { Logger } from '../logging/logger';
-import type { ExecutionFinishedHook, RecordedExecution } from '../store/transactionHooks';
+import type { Queryable } from '../store/database';
+import type {
+  AfterCommit,
+  ExecutionFinishedHook,
+  ExecutionsRecordedStep,
+  RecordedExecution,
+} from '../store/transactionHooks';
 import { enqueueAlerts, findAlertConfigs, type NewOutboxAlert } from '../store/alerts';
 import { RECIPIENT_SEPARATOR } from './alertDelivery';
 import { type AlertSnapshot, snapshotOf } from './alertSnapshot';
@@ -89,8 +95,9 @@ function notBeforeOf({ awaitsClusterReason }: RecordedExecution, now: Date): Dat
  * Queues finished runs' alerts in the transaction that records their executions: they commit with
  * the executions or not at all, so a crash can lose neither one without the other. Only a run's
  * final attempt alerts (DESIGN.md), and a skipped fire time never does. However many executions the
- * transaction records, their jobs' configurations are read in one query and their alerts queued in
- * one insert. Jobs with an alert policy (docs/alert-policy.md) take a few statements more, for all of
+ * transaction records, their jobs' configurations are read in one query (before the transaction, when
+ * the recorder prepares the hook: `ExecutionFinishedHook.prepare`) and their alerts queued in one
+ * insert. Jobs with an alert policy (docs/alert-policy.md) take a few statements more, for all of
  * them together: their states, and the jobs the policy suspends.
  */
 export function outboxHook(options: {
@@ -123,10 +130,12 @@ export function outboxHook(options: {
     });
   };
 
-  return async (tx, recorded) => {
-    const alerting = recorded.filter((r) => r.finalAttempt && isAlertEvent(r.execution.status));
-    if (alerting.length === 0) return;
-    const configs = await findAlertConfigs(tx, [...new Set(alerting.map((r) => r.job.id))]);
+  /** Queues the alerts of `alerting`, final attempts whose status is an alert event. */
+  const queue = async (
+    tx: Queryable,
+    alerting: RecordedExecution[],
+    configs: Map<number, AlertConfig>,
+  ): Promise<AfterCommit | void> => {
     const now = options.clock.now();
     const alerts: NewOutboxAlert[] = [];
     const governed: RecordedExecution[] = [];
@@ -168,4 +177,26 @@ export function outboxHook(options: {
       if (suspendedJobIds.length > 0) options.afterSuspended?.(suspendedJobIds);
     };
   };
+
+  /**
+   * The step inside the transaction: queues the alerts of what it recorded, with the configurations
+   * `prepared` read for its jobs before it, or read now (another transaction's, or jobs not read for).
+   */
+  const queueAlerts =
+    (prepared?: { jobIds: Set<number>; configs: Map<number, AlertConfig> }): ExecutionsRecordedStep =>
+    async (tx, recorded) => {
+      const alerting = recorded.filter((r) => r.finalAttempt && isAlertEvent(r.execution.status));
+      if (alerting.length === 0) return;
+      const jobIds = [...new Set(alerting.map((r) => r.job.id))];
+      const configs =
+        prepared && jobIds.every((id) => prepared.jobIds.has(id))
+          ? prepared.configs
+          : await findAlertConfigs(tx, jobIds);
+      return queue(tx, alerting, configs);
+    };
+
+  const hook: ExecutionFinishedHook = queueAlerts();
+  hook.prepare = async (db, jobIds) =>
+    queueAlerts({ jobIds: new Set(jobIds), configs: await findAlertConfigs(db, jobIds) });
+  return hook;
 }

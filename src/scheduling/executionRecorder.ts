@@ -6,7 +6,12 @@ import type { RunSlot } from '../domain/slots';
 import type { Logger } from '../logging/logger';
 import { type Queryable, withTransaction } from '../store/database';
 import { findJob, findJobs } from '../store/jobs';
-import type { AfterCommit, ExecutionFinishedHook, RecordedExecution } from '../store/transactionHooks';
+import type {
+  AfterCommit,
+  ExecutionFinishedHook,
+  ExecutionsRecordedStep,
+  RecordedExecution,
+} from '../store/transactionHooks';
 import { notFound } from '../domain/errors';
 import { recordWithOutputFallback } from './outputFallback';
 import {
@@ -232,10 +237,17 @@ export class ExecutionRecorder {
     return execution;
   }
 
-  /** Records a batch: reads the jobs its reports name, then records what it can together. */
+  /**
+   * Records a batch: reads the jobs its reports name and what the hook needs about the batch's jobs
+   * (at once, on two connections), then records what it can together.
+   */
   private async recordBatch(submissions: Submission[]): Promise<PromiseSettledResult<Execution | null>[]> {
     const reported = submissions.flatMap((each) => (each.kind === 'report' ? [each.jobId] : []));
-    const jobs = await findJobs(this.pool, [...new Set(reported)]);
+    const jobIds = submissions.map((each) => (each.kind === 'report' ? each.jobId : each.job.id));
+    const [jobs, hookStep] = await Promise.all([
+      findJobs(this.pool, [...new Set(reported)]),
+      this.onFinished.prepare?.(this.pool, [...new Set(jobIds)]),
+    ]);
     const outcomes: PromiseSettledResult<Execution | null>[] = [];
     const recordings: { at: number; recording: Recording }[] = [];
     for (const [at, each] of submissions.entries()) {
@@ -246,7 +258,10 @@ export class ExecutionRecorder {
         else outcomes[at] = { status: 'rejected', reason: notFound(`job ${each.jobId} not found`) };
       }
     }
-    const recorded = await this.recordTogether(recordings.map((each) => each.recording));
+    const recorded = await this.recordTogether(
+      recordings.map((each) => each.recording),
+      hookStep,
+    );
     recordings.forEach((each, k) => (outcomes[each.at] = recorded[k]!));
     return outcomes;
   }
@@ -256,23 +271,35 @@ export class ExecutionRecorder {
    * is tried again alone, so that one bad recording fails alone and the others land; an
    * unreachable database fails them all, for their callers to retry.
    */
-  private async recordTogether(recordings: Recording[]): Promise<PromiseSettledResult<Execution | null>[]> {
+  private async recordTogether(
+    recordings: Recording[],
+    hookStep: ExecutionsRecordedStep | undefined,
+  ): Promise<PromiseSettledResult<Execution | null>[]> {
     if (recordings.length === 0) return [];
     if (recordings.length > 1) {
       try {
-        const executions = await this.transaction((tx, recorded) => this.write(tx, recordings, recorded));
+        const executions = await this.transaction(
+          (tx, recorded) => this.write(tx, recordings, recorded),
+          hookStep,
+        );
         return executions.map((value) => ({ status: 'fulfilled', value }));
       } catch (error) {
         if (isTransientDatabaseError(error)) throw error;
       }
     }
-    return eachAlone(recordings, (recording) => this.recordAlone(recording));
+    return eachAlone(recordings, (recording) => this.recordAlone(recording, hookStep));
   }
 
   /** Records one recording in a transaction of its own; without its output if that is what was refused. */
-  private recordAlone(recording: Recording): Promise<Execution | null> {
+  private recordAlone(
+    recording: Recording,
+    hookStep: ExecutionsRecordedStep | undefined,
+  ): Promise<Execution | null> {
     const alone = async (each: Recording) => {
-      const [execution] = await this.transaction((tx, recorded) => this.write(tx, [each], recorded));
+      const [execution] = await this.transaction(
+        (tx, recorded) => this.write(tx, [each], recorded),
+        hookStep,
+      );
       return execution ?? null;
     };
     const context = { job: recording.job.name };
@@ -362,17 +389,18 @@ export class ExecutionRecorder {
 
   /**
    * One transaction of `work`, with `recorded` to run the hook on the executions it recorded
-   * (counted by the statements that wrote them); what the hook asked to do after the commit runs
-   * once `work` has committed.
+   * (counted by the statements that wrote them): its step prepared for them (`hookStep`), or the
+   * hook itself. What the hook asked to do after the commit runs once `work` has committed.
    */
   private async transaction<T>(
     work: (tx: Queryable, recorded: (executions: RecordedExecution[]) => Promise<void>) => Promise<T>,
+    hookStep: ExecutionsRecordedStep = this.onFinished,
   ): Promise<T> {
     const afterCommit: AfterCommit[] = [];
     const result = await withTransaction(this.pool, (tx) =>
       work(tx, async (executions) => {
         if (executions.length === 0) return;
-        const then = await this.onFinished(tx, executions);
+        const then = await hookStep(tx, executions);
         if (then) afterCommit.push(then);
       }),
     );

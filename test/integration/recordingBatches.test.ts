@@ -41,16 +41,28 @@ describe('recording executions together', () => {
         [of.id],
       )
     ).rows;
-  /** Counts the recording transactions (each takes a connection of the pool) while `work` runs. */
+  /**
+   * Counts the recording transactions while `work` runs: each takes a connection of the pool, as
+   * each lone statement does (`pool.query` takes one too: those are not transactions). And the
+   * statements run alone, by name.
+   */
   const transactionsDuring = async <T>(
     work: () => Promise<T>,
-  ): Promise<{ value: T; transactions: number }> => {
+  ): Promise<{ value: T; transactions: number; loneStatements: string[] }> => {
     const connect = jest.spyOn(service.db.pool, 'connect');
+    const query = jest.spyOn(service.db.pool, 'query');
     try {
       const value = await work();
-      return { value, transactions: connect.mock.calls.length };
+      return {
+        value,
+        transactions: connect.mock.calls.length - query.mock.calls.length,
+        loneStatements: query.mock.calls.map(([statement]) =>
+          typeof statement === 'string' ? statement : String((statement as { name?: string }).name),
+        ),
+      };
     } finally {
       connect.mockRestore();
+      query.mockRestore();
     }
   };
   const createJob = async () => {
@@ -268,13 +280,20 @@ describe('recording executions together', () => {
       webhooks: [{ url: 'http://127.0.0.1:9/hook', events: ['success', 'failed'] }],
     });
     expect(configured.status).toBe(200);
-    const first = report(job, { status: 'skipped' });
-    const recorded = await Promise.all([
-      first,
-      report(job, { reportKey: `${job.id}-alert-1` }),
-      report(otherJob, { reportKey: `${job.id}-quiet` }),
-      report(job, { reportKey: `${job.id}-alert-2`, status: 'failed' }),
-    ]);
+    const { value: recorded, loneStatements } = await transactionsDuring(() => {
+      const first = report(job, { status: 'skipped' });
+      return Promise.all([
+        first,
+        report(job, { reportKey: `${job.id}-alert-1` }),
+        report(otherJob, { reportKey: `${job.id}-quiet` }),
+        report(job, { reportKey: `${job.id}-alert-2`, status: 'failed' }),
+      ]);
+    });
+    // Read before each transaction, beside its other reads, not inside it (a round trip the
+    // transaction would hold its locks through).
+    expect(loneStatements.filter((name) => name === 'crondeck_find_alert_configs_with_policy')).toHaveLength(
+      2,
+    );
     const queued = await service.db.pool.query<{ execution_id: string; event: string }>(
       'SELECT execution_id, event FROM alert_outbox WHERE job_id = ANY ($1::int[]) ORDER BY execution_id',
       [[job.id, otherJob.id]],
