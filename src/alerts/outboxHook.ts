@@ -178,6 +178,10 @@ export function outboxHook(options: {
     };
   };
 
+  /** Those that may alert: a run's final attempt (DESIGN.md) whose status is an alert event. */
+  const alertingOf = <T extends { finalAttempt: boolean }>(all: T[], status: (each: T) => string) =>
+    all.filter((each) => each.finalAttempt && isAlertEvent(status(each)));
+
   /**
    * The step inside the transaction: queues the alerts of what it recorded, with the configurations
    * `prepared` read for its jobs before it, or read now (another transaction's, or jobs not read for).
@@ -185,7 +189,7 @@ export function outboxHook(options: {
   const queueAlerts =
     (prepared?: { jobIds: Set<number>; configs: Map<number, AlertConfig> }): ExecutionsRecordedStep =>
     async (tx, recorded) => {
-      const alerting = recorded.filter((r) => r.finalAttempt && isAlertEvent(r.execution.status));
+      const alerting = alertingOf(recorded, (r) => r.execution.status);
       if (alerting.length === 0) return;
       const jobIds = [...new Set(alerting.map((r) => r.job.id))];
       const configs =
@@ -196,7 +200,11 @@ export function outboxHook(options: {
     };
 
   const hook: ExecutionFinishedHook = queueAlerts();
-  hook.prepare = async (db, jobIds) =>
-    queueAlerts({ jobIds: new Set(jobIds), configs: await findAlertConfigs(db, jobIds) });
+  hook.prepare = async (db, coming) => {
+    const jobIds = [...new Set(alertingOf(coming, (each) => each.status).map((each) => each.jobId))];
+    // Nothing to read when nothing may alert (a skipped fire time, an attempt to be retried).
+    const configs = jobIds.length > 0 ? await findAlertConfigs(db, jobIds) : new Map<number, AlertConfig>();
+    return queueAlerts({ jobIds: new Set(jobIds), configs });
+  };
   return hook;
 }

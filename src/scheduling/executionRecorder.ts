@@ -243,10 +243,14 @@ export class ExecutionRecorder {
    */
   private async recordBatch(submissions: Submission[]): Promise<PromiseSettledResult<Execution | null>[]> {
     const reported = submissions.flatMap((each) => (each.kind === 'report' ? [each.jobId] : []));
-    const jobIds = submissions.map((each) => (each.kind === 'report' ? each.jobId : each.job.id));
+    const coming = submissions.map((each) => ({
+      jobId: each.kind === 'report' ? each.jobId : each.job.id,
+      status: each.result.status,
+      finalAttempt: each.finalAttempt,
+    }));
     const [jobs, hookStep] = await Promise.all([
       findJobs(this.pool, [...new Set(reported)]),
-      this.onFinished.prepare?.(this.pool, [...new Set(jobIds)]),
+      this.onFinished.prepare?.(this.pool, coming),
     ]);
     const outcomes: PromiseSettledResult<Execution | null>[] = [];
     const recordings: { at: number; recording: Recording }[] = [];

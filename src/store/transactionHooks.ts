@@ -1,4 +1,4 @@
-import type { Execution } from '../domain/execution';
+import type { Execution, ExecutionStatus } from '../domain/execution';
 import type { Job } from '../domain/job';
 import type { Queryable } from './database';
 import type { JudgedSlot } from './slots';
@@ -41,7 +41,14 @@ export type ExecutionsRecordedStep = (
  * docs/benchmarks/where-the-time-goes.md).
  */
 export interface ExecutionFinishedHook extends ExecutionsRecordedStep {
-  prepare?: (db: Queryable, jobIds: number[]) => Promise<ExecutionsRecordedStep>;
+  prepare?: (db: Queryable, coming: ComingExecution[]) => Promise<ExecutionsRecordedStep>;
+}
+
+/** An execution a recording transaction is about to write, as far as it is known before it. */
+export interface ComingExecution {
+  jobId: number;
+  status: ExecutionStatus;
+  finalAttempt: boolean;
 }
 
 /** A judged slot with the name of its job (for alerts and logs). */
