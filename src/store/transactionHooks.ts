@@ -45,7 +45,7 @@ export interface ExecutionFinishedHook extends ExecutionsRecordedStep {
 }
 
 /** An execution a recording transaction is about to write, as far as it is known before it. */
-export interface ComingExecution {
+interface ComingExecution {
   jobId: number;
   status: ExecutionStatus;
   finalAttempt: boolean;
