@@ -7,7 +7,7 @@ import { type Clock, systemClock } from './domain/clock';
 import type { DeclaredJob } from './config/jobsFile';
 import type { Environment } from './config/environment';
 import { createApp } from './http/app';
-import { jobReadFastPath } from './http/jobReadFastPath';
+import { frontDoor } from './http/frontDoor/frontDoor';
 import { createAppServer, type FrontHandler } from './http/server';
 import type { Logger } from './logging/logger';
 import { ServiceMetrics } from './metrics/metrics';
@@ -164,7 +164,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     apiToken: env.apiToken,
     defaultTimeZone: env.defaultTimeZone,
   });
-  const server = await listen(app, jobReadFastPath(jobs, env.apiToken), env.port, env.host);
+  const server = await listen(app, frontDoor(jobs, env.apiToken), env.port, env.host);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;

@@ -16,6 +16,8 @@ import { computeStats } from '../scheduling/stats';
 import { requireBearerToken } from './auth';
 import { HttpError } from '../httpKit/httpError';
 import { errorHandler } from './errors';
+import { frontDoorFailures } from './frontDoor/handOff';
+import { BODY_LIMIT_BYTES } from './jsonBodies';
 import { requireJsonContentType } from './jsonContentType';
 import { runtimeErrorHandler } from './runtimeErrors';
 import { cronRouter } from './routes/cron';
@@ -26,9 +28,6 @@ import { reportsRouter } from './routes/reports';
 import { schedulerRouter } from './routes/scheduler';
 import { slotClaimRouter, slotsRouter } from './routes/slots';
 import type { SlotService } from '../scheduling/slotService';
-
-/** Largest request body accepted; anything bigger is answered 413. */
-const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface AppDeps {
   pool: Pool;
@@ -57,6 +56,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(cors());
+  // What the front door took and failed (http/frontDoor/): answered by the handlers below.
+  app.use(frontDoorFailures());
   // Before the API's body parser and token: reports carry larger bodies and their own token.
   app.use(
     '/api/jobs/:id/reports',

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler } from 'express';
 import { DomainError, type DomainErrorKind } from '../domain/errors';
 import type { Logger } from '../logging/logger';
 import { HttpError } from '../httpKit/httpError';
+import { NOT_JSON_MESSAGE } from './jsonBodies';
 import { isTransactionConflict, isTransientDatabaseError } from '../store/transient';
 
 export const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
@@ -33,7 +34,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const parserError = error as { type?: string; status?: number; limit?: number };
     switch (parserError.type) {
       case 'entity.parse.failed':
-        res.status(400).json({ error: 'request body is not valid JSON' });
+        res.status(400).json({ error: NOT_JSON_MESSAGE });
         return;
       case 'entity.too.large':
         res

@@ -29,7 +29,7 @@ export function createAppServer(app: Express, inFront?: FrontHandler): Server {
 }
 
 /**
- * Answers some requests before the app sees them (http/jobReadFastPath.ts); hands every other one
+ * Answers some requests before the app sees them (http/frontDoor/); hands every other one
  * to the app with `toApp`, untouched.
  */
 export type FrontHandler = (req: IncomingMessage, res: ServerResponse, toApp: () => void) => void;

@@ -1,46 +1,15 @@
-import { request as httpRequest } from 'node:http';
+import { countAppRequests, rawRequest } from '../support/frontDoor';
 import { startTestService, type TestService } from '../support/service';
 
 /**
- * `GET /api/jobs/:id` is answered in front of Express (http/jobReadFastPath.ts) when it can be.
+ * `GET /api/jobs/:id` is answered in front of Express (http/frontDoor/jobRead.ts) when it can be.
  * Whichever way a request goes, the client sees the same answer: status, headers in their order,
  * body. The app's own answer is had by asking for the same job with a trailing slash, a form that
  * Express routes to the same handler and the fast path leaves to it.
  */
 
-interface RawAnswer {
-  status: number;
-  /** Name and value pairs in the order they came, without Date (it moves with the clock). */
-  headers: string[][];
-  body: string;
-}
-
-function get(service: TestService, path: string, headers: Record<string, string> = {}, body?: string) {
-  return new Promise<RawAnswer>((resolve, reject) => {
-    const req = httpRequest(`${service.url}${path}`, { method: 'GET', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const pairs: string[][] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) {
-          if (res.rawHeaders[i]!.toLowerCase() !== 'date')
-            pairs.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
-        }
-        resolve({ status: res.statusCode!, headers: pairs, body: Buffer.concat(chunks).toString() });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Counts the requests that reach Express (the app calls `app.handle` for each). */
-function countAppRequests(service: TestService): { count: () => number; restore: () => void } {
-  // `handle` is Express's own, left out of its typings.
-  const app = service.app as unknown as { handle: (...args: unknown[]) => void };
-  const spy = jest.spyOn(app, 'handle');
-  return { count: () => spy.mock.calls.length, restore: () => spy.mockRestore() };
-}
+const get = (service: TestService, path: string, headers: Record<string, string> = {}, body?: string) =>
+  rawRequest(service, 'GET', path, headers, body);
 
 const job = { name: 'fast', schedule: '0 * * * *', command: 'echo fast' };
 

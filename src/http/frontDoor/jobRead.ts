@@ -1,14 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pathIdSchema } from '../httpKit/validate';
-import type { JobService } from '../scheduling/jobService';
-import { bearerTokenCheck } from './auth';
-import { renderJob } from './routes/jobs';
+import { pathIdSchema } from '../../httpKit/validate';
+import type { JobService } from '../../scheduling/jobService';
+import { renderJob } from '../routes/jobs';
+import { answerJson } from './handOff';
 
 /** The only requests answered here: `GET /api/jobs/<digits>`, with or without a query string. */
 const JOB_READ = /^\/api\/jobs\/([0-9]+)(?:\?|$)/;
 
 /**
- * `GET /api/jobs/:id`, answered in front of Express when its kept rendering is current.
+ * `GET /api/jobs/:id` (a GET: the front door dispatches by method), answered in front of Express
+ * when its kept rendering is current.
  *
  * A dashboard polls this read, and most of its cost through Express is the stack around it (the
  * CORS and body-parser middleware, routing, `res.send`), not the job: the rendering it answers is
@@ -22,13 +23,12 @@ const JOB_READ = /^\/api\/jobs\/([0-9]+)(?:\?|$)/;
  * error), goes to the app untouched, which answers it as it always does: errors, 401s and CORS
  * preflights have one implementation.
  */
-export function jobReadFastPath(
+export function jobRead(
   jobs: JobService,
-  apiToken: string | null,
+  authorized: (authorization: string | undefined) => boolean,
 ): (req: IncomingMessage, res: ServerResponse, toApp: () => void) => void {
-  const authorized = apiToken === null ? () => true : bearerTokenCheck(apiToken);
   return (req, res, toApp) => {
-    const plain = req.method === 'GET' && !hasBody(req) && !isConditional(req);
+    const plain = !hasBody(req) && !isConditional(req);
     const match = plain ? JOB_READ.exec(req.url ?? '') : null;
     const id = match ? pathIdSchema.safeParse(match[1]) : undefined;
     if (!id?.success || !authorized(req.headers.authorization)) {
@@ -36,15 +36,7 @@ export function jobReadFastPath(
       return;
     }
     jobs.getRendered(id.data, renderJob).then(
-      (body) => {
-        // As cors() (any origin), the route (its content type) and res.send (the length) set them.
-        res.writeHead(200, {
-          'Access-Control-Allow-Origin': '*',
-          'Content-Type': 'application/json; charset=utf-8',
-          'Content-Length': String(body.length),
-        });
-        res.end(body);
-      },
+      (body) => answerJson(res, 200, body),
       // The app reads again and answers the failure (404, 503, 500) as it answers any other.
       toApp,
     );
