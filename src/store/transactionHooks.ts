@@ -37,7 +37,7 @@ export type ExecutionsRecordedStep = (
  * two steps, when the recorder knows the jobs before its transaction: `prepare` reads what the
  * hook needs about them beside the recorder's own reads (at once, on another connection), and the
  * step it answers runs inside the transaction. A round trip fewer inside each recording
- * transaction, which holds its locks the while (a tenth of the recordings a second under load:
+ * transaction, which holds its locks the while (about 8 % more recordings a second under load:
  * docs/benchmarks/where-the-time-goes.md).
  */
 export interface ExecutionFinishedHook extends ExecutionsRecordedStep {
