@@ -214,8 +214,9 @@ evidence behind the findings are in [docs/benchmarks/](docs/benchmarks/), linked
 The service runs as a separate process (\`node dist/cli.js serve\`), started as the image's
 entrypoint and the chart start it (each section says how), against a throwaway PostgreSQL 15 server
 on the same machine. Every Node process of the bench, the ceilings and the bench's own in-process
-measures included, runs on the image's Node (24, fetched by \`scripts/node24.sh\`). Every requests/s figure has two ceilings measured in the same run,
-with the same autocannon settings, answering the same bytes, each in a process of its own: a
+measures included, runs on the image's Node (24, fetched by \`scripts/node24.sh\`). Every
+requests/s figure has two ceilings measured in the same run, with the same autocannon settings,
+answering the same bytes, each in a process of its own: a
 minimal Express 5 app with one route, and a bare \`node:http\` server. Creations are compared with
 a stand-in for cronbase, the Bun + SQLite scheduler issue 22 measures Crondeck against, run with Bun
 from the npm registry (\`scripts/bun.sh\`). The machine is shared and noisy: compare the ratios

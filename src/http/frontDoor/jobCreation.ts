@@ -1,10 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { jobInputSchema } from '../../domain/job';
 import { HttpError } from '../../httpKit/httpError';
 import { parseOrThrow } from '../../httpKit/validate';
 import type { JobService } from '../../scheduling/jobService';
 import { BODY_LIMIT_BYTES, NOT_JSON_MESSAGE } from '../jsonBodies';
 import { renderJob } from '../routes/jobs';
+import type { FrontHandler } from '../server';
 import { answerJson, handOffFailure } from './handOff';
 
 /**
@@ -26,7 +27,7 @@ import { answerJson, handOffFailure } from './handOff';
 export function jobCreation(
   jobs: JobService,
   authorized: (authorization: string | undefined) => boolean,
-): (req: IncomingMessage, res: ServerResponse, toApp: () => void) => void {
+): FrontHandler {
   return (req, res, toApp) => {
     if (req.url !== '/api/jobs' || !plainJsonBody(req) || !authorized(req.headers.authorization)) {
       toApp();

@@ -1,7 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { pathIdSchema } from '../../httpKit/validate';
 import type { JobService } from '../../scheduling/jobService';
 import { renderJob } from '../routes/jobs';
+import type { FrontHandler } from '../server';
 import { answerJson } from './handOff';
 
 /** The only requests answered here: `GET /api/jobs/<digits>`, with or without a query string. */
@@ -26,7 +27,7 @@ const JOB_READ = /^\/api\/jobs\/([0-9]+)(?:\?|$)/;
 export function jobRead(
   jobs: JobService,
   authorized: (authorization: string | undefined) => boolean,
-): (req: IncomingMessage, res: ServerResponse, toApp: () => void) => void {
+): FrontHandler {
   return (req, res, toApp) => {
     const plain = !hasBody(req) && !isConditional(req);
     const match = plain ? JOB_READ.exec(req.url ?? '') : null;
