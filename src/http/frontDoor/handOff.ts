@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 
 /** Where the front door leaves what went wrong with a request it took, for the app to answer. */
@@ -27,17 +27,4 @@ export function frontDoorFailures(): RequestHandler {
     delete failed[FAILURE];
     next(error);
   };
-}
-
-/**
- * Answers `body` as the app answers JSON: the header cors() sets (any origin), then those
- * `res.json` sets, in that order.
- */
-export function answerJson(res: ServerResponse, status: number, body: Buffer): void {
-  res.writeHead(status, {
-    'Access-Control-Allow-Origin': '*',
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(body.length),
-  });
-  res.end(body);
 }

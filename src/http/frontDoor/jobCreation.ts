@@ -1,12 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { jobInputSchema } from '../../domain/job';
-import { HttpError } from '../../httpKit/httpError';
+import { badRequest } from '../../httpKit/httpError';
 import { parseOrThrow } from '../../httpKit/validate';
 import type { JobService } from '../../scheduling/jobService';
 import { BODY_LIMIT_BYTES, NOT_JSON_MESSAGE } from '../jsonBodies';
 import { renderJob } from '../routes/jobs';
 import type { FrontHandler } from '../server';
-import { answerJson, handOffFailure } from './handOff';
+import { answerJson } from './answerJson';
+import { handOffFailure } from './handOff';
 
 /**
  * `POST /api/jobs`, taken in front of Express when its request is of the plainest form.
@@ -83,6 +84,6 @@ function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch {
-    throw new HttpError(400, NOT_JSON_MESSAGE);
+    throw badRequest(NOT_JSON_MESSAGE);
   }
 }

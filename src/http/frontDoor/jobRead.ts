@@ -3,7 +3,7 @@ import { pathIdSchema } from '../../httpKit/validate';
 import type { JobService } from '../../scheduling/jobService';
 import { renderJob } from '../routes/jobs';
 import type { FrontHandler } from '../server';
-import { answerJson } from './handOff';
+import { answerJson } from './answerJson';
 
 /** The only requests answered here: `GET /api/jobs/<digits>`, with or without a query string. */
 const JOB_READ = /^\/api\/jobs\/([0-9]+)(?:\?|$)/;
@@ -18,9 +18,9 @@ const JOB_READ = /^\/api\/jobs\/([0-9]+)(?:\?|$)/;
  * requests that arrive together (caching/jobRenders.ts). Here the same rendering leaves with the
  * same status and headers as through the app, in the order the app sets them.
  *
- * Only the plainest form is taken: an unconditional GET without a body, the path exactly as the route spells it
- * (Express also matches other cases, a trailing slash, percent-encoded digits), a valid id and, when
- * the API has a token, the right one. Everything else, and every failure (no such job, a database
+ * Only the plainest form is taken: an unconditional GET without a body, the path exactly as the
+ * route spells it (Express also matches other cases, a trailing slash, percent-encoded digits), a
+ * valid id and, when the API has a token, the right one. Everything else, and every failure (no such job, a database
  * error), goes to the app untouched, which answers it as it always does: errors, 401s and CORS
  * preflights have one implementation.
  */
