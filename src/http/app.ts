@@ -1,5 +1,5 @@
 import cors from 'cors';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
 import { alertsRouter, type AlertsApi } from '../alerts/routes';
@@ -102,13 +102,17 @@ export function createApp(deps: AppDeps): Express {
   });
   api.use('/cron', cronRouter(deps.clock, deps.defaultTimeZone));
   api.use(mailboxRouter(deps.pool, deps.genericPlanPool));
-  api.use((req, _res, next) =>
-    next(new HttpError(404, `no such endpoint: ${req.method} ${req.baseUrl}${req.path}`)),
-  );
+  api.use(noSuchEndpoint);
   app.use('/api', api);
 
   app.use(dashboardRouter());
+  // Outside /api too (a POST to /metrics, a page that does not exist): JSON, as everywhere else.
+  app.use(noSuchEndpoint);
   app.use(runtimeErrorHandler(deps.logger));
   app.use(errorHandler(deps.logger));
   return app;
 }
+
+/** A 404 naming the request that matched no route. */
+const noSuchEndpoint: RequestHandler = (req, _res, next) =>
+  next(new HttpError(404, `no such endpoint: ${req.method} ${req.baseUrl}${req.path}`));

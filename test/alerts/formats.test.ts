@@ -166,13 +166,22 @@ describe('format choice by URL', () => {
     ['https://hooks.slack.com/services/T/B/X', 'slack'],
     ['https://HOOKS.SLACK.COM/services/T/B/X', 'slack'],
     ['https://slack.com/api/chat.postMessage', 'slack'],
+    ['https://acme.slack.com/api/chat.postMessage', 'slack'],
+    // Spec section 6 chooses by what the URL contains: Slack's host in a relay's path or query, or
+    // as the start of another host, is Slack's format too.
+    ['http://127.0.0.1:9000/hooks.slack.com/services/T/B/X', 'slack'],
+    ['https://example.com/hook?u=hooks.slack.com', 'slack'],
+    ['https://hooks.slack.com.relay.example/x', 'slack'],
     ['https://discord.com/api/webhooks/1/abc', 'discord'],
     ['https://discordapp.com/api/webhooks/1/abc', 'discord'],
     ['http://127.0.0.1:8080/api/webhooks/1/x', 'discord'],
-    ['https://example.com/hook?u=hooks.slack.com', 'generic'],
-    ['https://hooks.slack.com.evil.example/x', 'generic'],
+    // Neither Slack's webhook host nor its API path, nor Discord's webhook path.
     ['https://slack.com/intl/en', 'generic'],
+    ['https://slack.com/services/T/B/X', 'generic'],
+    ['https://hooks.example.com/services/T/B/X', 'generic'],
     ['https://example.com/api/hooks', 'generic'],
+    ['https://example.com/api/chat.postMessage', 'generic'],
+    ['https://discord.com/channels/1/2', 'generic'],
   ])('%s gets the %s format', (url, format) => {
     expect(webhookFormatOf(url)).toBe(format);
   });

@@ -170,7 +170,8 @@ describe('webhook alerts', () => {
       webhooks: [
         { url: `${receiver.url}/only-failures`, events: ['failed', 'timeout'] },
         { url: `${receiver.url}/everything`, events: ['success', 'failed', 'timeout'] },
-        { url: 'https://hooks.slack.com/services/T000/B000/ok', events: ['success'] },
+        // The spec's rule is "the URL contains" Slack's host: here it is in the path of a relay.
+        { url: `${receiver.url}/hooks.slack.com/services/T000/B000/ok`, events: ['success'] },
         { url: `${receiver.url}/api/webhooks/9/ok`, events: ['success'] },
       ],
     });
@@ -181,14 +182,14 @@ describe('webhook alerts', () => {
     expect(receiver.requests.map((r) => r.path).sort()).toEqual([
       '/api/webhooks/9/ok',
       '/everything',
-      '/services/T000/B000/ok',
+      '/hooks.slack.com/services/T000/B000/ok',
     ]);
     expect(receiver.to('/everything')[0]!.json).toMatchObject({
       event: 'success',
       execution: { status: 'success', exitCode: 0, stdoutTail: 'all good\n', stderrTail: '' },
     });
     const duration = `${execution.durationMs} ms`;
-    expect(receiver.to('/services/T000/B000/ok')[0]!.json).toEqual({
+    expect(receiver.to('/hooks.slack.com/services/T000/B000/ok')[0]!.json).toEqual({
       text: '✓ ok-job succeeded',
       mrkdwn: false,
       attachments: [

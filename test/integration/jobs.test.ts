@@ -265,4 +265,21 @@ describe('jobs API', () => {
     expect(response.status).toBe(404);
     expect(response.body.error).toContain('no such endpoint');
   });
+
+  it('answers JSON outside /api too: another method on /metrics or /health, a page that does not exist', async () => {
+    for (const [method, path] of [
+      ['POST', '/metrics'],
+      ['POST', '/health'],
+      ['GET', '/nothing-here'],
+    ] as const) {
+      const response = await service.request(method, path);
+      expect([method, path, response.status, response.headers.get('content-type')]).toEqual([
+        method,
+        path,
+        404,
+        'application/json; charset=utf-8',
+      ]);
+      expect(response.body).toEqual({ error: `no such endpoint: ${method} ${path}` });
+    }
+  });
 });

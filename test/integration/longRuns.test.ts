@@ -1,4 +1,4 @@
-import { ControlledAttempts } from '../support/attempts';
+import { ControlledAttempts, startOfRunningAttempt } from '../support/attempts';
 import { startTestService } from '../support/service';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -14,8 +14,8 @@ describe('runs longer than 24.8 days (2^31 ms)', () => {
       ).body;
       await service.request('POST', `/api/jobs/${job.id}/run`);
       await attempts.waitForStarted(1);
-      const finishedAt = new Date();
-      attempts.finishNext({ startedAt: new Date(finishedAt.getTime() - 25 * DAY_MS - 1), finishedAt });
+      const startedAt = await startOfRunningAttempt(service.db.pool, job.id);
+      attempts.finishNext({ startedAt, finishedAt: new Date(startedAt.getTime() + 25 * DAY_MS + 1) });
       await service.local.idle();
       const [execution] = (await service.request('GET', `/api/executions?jobId=${job.id}`)).body;
       expect(execution).toMatchObject({ status: 'success', durationMs: 25 * DAY_MS + 1 });

@@ -99,6 +99,16 @@ describe('drafts API', () => {
     expect((await api.get('/api/drafts?identity_id=%2030%20')).body).toHaveLength(1);
   });
 
+  it('lists by any finite identity_id from 1, as the spec words it: one no draft has lists none', async () => {
+    await api.createDraft({ identity_id: 1000, subject: 'thousand' });
+    expect(
+      (await api.get('/api/drafts?identity_id=1e3')).body.map((d: { subject: string }) => d.subject),
+    ).toEqual(['thousand']);
+    for (const value of ['1.5', '2147483648', '1e300']) {
+      expect((await api.expect(200, 'GET', `/api/drafts?identity_id=${value}`)).body).toEqual([]);
+    }
+  });
+
   it('updates only the keys present, ignores other keys and sets updated_at', async () => {
     const id = await api.createDraft({ identity_id: 40, ...ALL_FIELDS });
     const before = (await api.get(`/api/drafts/${id}`)).body;

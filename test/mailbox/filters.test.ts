@@ -239,10 +239,12 @@ describe('label filters', () => {
       expect(await count('limit=-4')).toBe(1);
       expect(await count('limit=100')).toBe(7);
       expect(await count('limit=7.9')).toBe(7);
+      expect(await count('limit=0.5')).toBe(1);
       const filterCount = async (query: string) =>
         (await api.get(`/api/labels/filter/related?ids=${base}&${query}`)).body.length;
       expect(await filterCount('limit=3')).toBe(3);
       expect(await filterCount('limit=zero')).toBe(5);
+      expect(await filterCount('limit=0.9')).toBe(1);
     });
 
     it('relates several labels: labels not listed, on messages having ALL of them', async () => {

@@ -82,10 +82,23 @@ describe('the limit rule of the related-label endpoints', () => {
         (raw) => expect(relatedLimit(raw)).toBe(DEFAULT_RELATED_LIMIT),
       ),
     );
-    for (const raw of [undefined, '', '  ', 'abc', '5abc', ['3'], '0', '-0', '0.4']) {
+    for (const raw of [undefined, '', '  ', 'abc', '5abc', ['3'], '0', '-0', '0.0']) {
       expect(relatedLimit(raw)).toBe(DEFAULT_RELATED_LIMIT);
     }
+  });
+
+  it('clamps a fraction before it truncates it: only 0 itself is the default', () => {
+    fc.assert(
+      fc.property(fc.double({ min: -1, max: 1, noNaN: true }), (n) => {
+        fc.pre(n !== 0);
+        expect(relatedLimit(String(n))).toBe(1);
+      }),
+    );
+    expect(relatedLimit('0.4')).toBe(1);
+    expect(relatedLimit('-0.5')).toBe(1);
     expect(relatedLimit('7.9')).toBe(7);
+    expect(relatedLimit('19.99')).toBe(19);
+    expect(relatedLimit('20.5')).toBe(20);
     expect(relatedLimit('1e9')).toBe(20);
     expect(relatedLimit('-Infinity')).toBe(1);
   });

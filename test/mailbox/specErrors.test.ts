@@ -35,7 +35,7 @@ const SPEC_TABLE: ErrorRow[] = [
     status: 400,
     message: 'Invalid identity_id: must be a positive integer',
     requests: () =>
-      ['abc', '0', '-1', 'Infinity', 'NaN', '1.5', '1e3', '2147483648', '1&identity_id=2'].map(
+      ['abc', '0', '0.5', '-1', 'Infinity', '-Infinity', 'NaN', '1x', '1&identity_id=2'].map(
         (value): [string, string] => ['GET', `/api/drafts?identity_id=${value}`],
       ),
   },

@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { CommandResult } from '../../src/runner/runCommand';
 import type { RunnableJob } from '../../src/runner/attemptLoop';
 
@@ -50,4 +51,14 @@ export class ControlledAttempts {
     if (!next) throw new Error('no attempt is running');
     next.finish(result);
   }
+}
+
+/** The startedAt of job `jobId`'s attempt in progress, as its row holds it. */
+export async function startOfRunningAttempt(pool: Pool, jobId: number): Promise<Date> {
+  const { rows } = await pool.query<{ started_at: Date }>(
+    `SELECT started_at FROM executions WHERE job_id = $1 AND status = 'running'`,
+    [jobId],
+  );
+  if (rows.length !== 1) throw new Error(`expected one attempt in progress, found ${rows.length}`);
+  return rows[0]!.started_at;
 }

@@ -117,11 +117,11 @@ function whyText(snapshot: AlertSnapshot): string | null {
 }
 
 /**
- * Slack's incoming webhooks live on hooks.slack.com; Slack's Web API (`slack.com/api/...`) takes
- * the same message shape.
+ * Spec section 6: a URL that contains the host of Slack's incoming webhooks (hooks.slack.com) or
+ * Slack's Web API path (`slack.com/api/`, which takes the same message shape). Anywhere in the
+ * URL, as the spec words it: a relay whose path or query names Slack's URL gets Slack's format.
  */
 export function isSlackUrl(url: URL): boolean {
-  const host = url.hostname.toLowerCase();
-  if (host === 'hooks.slack.com') return true;
-  return (host === 'slack.com' || host.endsWith('.slack.com')) && url.pathname.startsWith('/api/');
+  const href = url.href.toLowerCase();
+  return href.includes('hooks.slack.com') || href.includes('slack.com/api/');
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { identityIdInBody, identityIdInQuery } from '../shared/identityId';
+import { identityIdInBody, identityIdToList } from '../shared/identityId';
 import { jsonBody, nullableId, nullableText, reject } from '../shared/validation';
 
 /** Compose modes; the spec names only the default, `new`, and leaves the others to us. */
@@ -35,7 +35,7 @@ export type DraftValues = {
   [K in keyof typeof textFields]: Exclude<z.output<(typeof textFields)[K]>, undefined>;
 } & { compose_mode: (typeof COMPOSE_MODES)[number] };
 
-export const draftListQuerySchema = z.object({ identity_id: identityIdInQuery });
+export const draftListQuerySchema = z.object({ identity_id: identityIdToList });
 
 /** POST: omitted fields become null; compose_mode omitted or null becomes `new`. */
 export const draftCreateSchema = jsonBody({

@@ -23,12 +23,13 @@ export function parseLabelIds(raw: string): number[] {
 }
 
 /**
- * `limit` of the related-label endpoints: absent, non-numeric (JavaScript `Number` of the trimmed
- * text is NaN) or 0 gives 5; any other number is truncated to an integer and clamped to 1..20.
+ * `limit` of the related-label endpoints, as the spec words it: absent, non-numeric (JavaScript
+ * `Number` of the trimmed text is NaN) or 0 gives 5; any other number is clamped to 1..20, then
+ * truncated to an integer (so 0.5 is 1, and 7.9 is 7).
  */
 export function relatedLimit(raw: unknown): number {
   if (typeof raw !== 'string') return DEFAULT_RELATED_LIMIT;
-  const n = Math.trunc(Number(raw.trim()));
+  const n = Number(raw.trim());
   if (Number.isNaN(n) || n === 0) return DEFAULT_RELATED_LIMIT;
-  return Math.min(MAX_RELATED_LIMIT, Math.max(1, n));
+  return Math.trunc(Math.min(MAX_RELATED_LIMIT, Math.max(1, n)));
 }

@@ -15,7 +15,30 @@ export const identityIdInBody = z
     return value;
   });
 
-/** `identity_id` in a query string: decimal digits (surrounding spaces allowed), at least 1. */
+/**
+ * `identity_id` of `GET /drafts`, as the spec words it: a query value whose JavaScript `Number` is
+ * finite and at least 1. A number that is no stored id (1.5, 2147483648) is valid and simply
+ * names an identity without drafts: `isStoredId` tells which.
+ */
+export const identityIdToList = z
+  .unknown()
+  .optional()
+  .transform((value, ctx): number => {
+    if (value === undefined || value === '') return reject(ctx, 'identity_id query parameter is required');
+    const id = typeof value === 'string' ? Number(value.trim()) : NaN;
+    if (!Number.isFinite(id) || id < 1) return reject(ctx, INVALID);
+    return id;
+  });
+
+/** Whether `id` can be the id of a stored row: an integer from 1 to the column's maximum. */
+export function isStoredId(id: number): boolean {
+  return Number.isInteger(id) && id >= 1 && id <= MAX_INTEGER_ID;
+}
+
+/**
+ * `identity_id` in a query string that names the identity of a message to store: decimal digits
+ * (surrounding spaces allowed), at least 1.
+ */
 export const identityIdInQuery = z
   .unknown()
   .optional()

@@ -1,0 +1,45 @@
+import { ControlledAttempts, startOfRunningAttempt } from '../support/attempts';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * An execution's durationMs is the time between the startedAt and finishedAt it shows, so that a
+ * client reading the three never finds them disagreeing. An attempt's row is written before its
+ * command is spawned (so that a crash leaves a trace), and the command's own clock starts a little
+ * later: the recorded duration counts from the row's start, as an interrupted attempt's does.
+ */
+describe('execution durations', () => {
+  const attempts = new ControlledAttempts();
+  let service: TestService;
+
+  beforeAll(async () => {
+    service = await startTestService({ local: { execute: attempts.run } });
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('are finishedAt minus startedAt, also when the command started after its attempt', async () => {
+    const job = (
+      await service.request('POST', '/api/jobs', { name: 'late-spawn', schedule: '@yearly', command: 'true' })
+    ).body;
+    await service.request('POST', `/api/jobs/${job.id}/run`);
+    await attempts.waitForStarted(1);
+    const startedAt = await startOfRunningAttempt(service.db.pool, job.id);
+    // The command's clock started 400 ms after the attempt's row, and it ended 1 s after the row.
+    attempts.finishNext({
+      startedAt: new Date(startedAt.getTime() + 400),
+      finishedAt: new Date(startedAt.getTime() + 1000),
+    });
+    await service.local.idle();
+    const [listed] = (await service.request('GET', `/api/executions?jobId=${job.id}`)).body;
+    const execution = (await service.request('GET', `/api/executions/${listed.id}`)).body;
+    expect(execution).toMatchObject({
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date(startedAt.getTime() + 1000).toISOString(),
+      durationMs: 1000,
+    });
+    expect((await service.request('GET', '/metrics')).text).toContain(
+      'service_execution_duration_seconds_sum 1\n',
+    );
+  });
+});
