@@ -47,6 +47,12 @@ const schema = z.object({
     .default(600),
 });
 
+/**
+ * Every variable `crondeck controller` reads besides the service's (`SERVICE_VARIABLES`), which it
+ * shares; the chart's tests hold the chart to setting no other.
+ */
+export const CONTROLLER_VARIABLES = Object.keys(schema.shape);
+
 /** Parses the controller's environment, or throws one message naming every bad variable. */
 export function readControllerEnvironment(env: NodeJS.ProcessEnv): ControllerEnvironment {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));

@@ -85,6 +85,9 @@ const environmentSchema = z.object({
   CRONDECK_WATCH_NAMESPACE: z.string().optional(),
 });
 
+/** Every variable `crondeck serve` reads (the chart's tests hold the chart to setting no other). */
+export const SERVICE_VARIABLES = Object.keys(environmentSchema.shape);
+
 /**
  * Parses the environment and the listen options of the command line (`--port` overrides `PORT`,
  * `--host` `HOST`), or throws one message naming every bad variable or option.

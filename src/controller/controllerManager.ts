@@ -253,6 +253,7 @@ export class ControllerManager {
     await this.synced();
     if (!this.acting) return;
     this.workers = Array.from({ length: options.workers ?? 4 }, () => this.work());
+    this.stampIfNothingToReconcile();
     this.slotRunner = new SlotRunner({
       pool: options.pool,
       cluster,
@@ -300,6 +301,19 @@ export class ControllerManager {
   resync(): void {
     for (const resource of this.informers?.scheduledJobs.list() ?? []) this.enqueue('sj', resource);
     for (const job of this.informers?.jobs.list() ?? []) this.enqueue('run', job);
+    this.stampIfNothingToReconcile();
+  }
+
+  /**
+   * `last_reconcile_timestamp_seconds` says when the controller was last known to be in sync: a
+   * reconcile that succeeded, or a look that found nothing to reconcile. Without the second, a
+   * controller with no ScheduledJobs would look stuck to CrondeckControllerNotReconciling.
+   */
+  private stampIfNothingToReconcile(): void {
+    const { scheduledJobs, jobs } = this.informers ?? {};
+    if (scheduledJobs?.list().length === 0 && jobs?.list().length === 0 && this.queue.length === 0) {
+      this.metrics.lastReconcile.set(Date.now() / 1000);
+    }
   }
 
   /**
@@ -338,6 +352,7 @@ export class ControllerManager {
         this.queue.forget(key);
         if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
         this.metrics.reconciles.inc({ kind, result: 'success' });
+        this.metrics.lastReconcile.set(Date.now() / 1000);
       } catch (error) {
         const delayMs = this.queue.addRateLimited(key);
         this.metrics.reconciles.inc({ kind, result: 'error' });
@@ -345,7 +360,6 @@ export class ControllerManager {
       } finally {
         this.queue.done(key);
         this.metrics.queueDepth.set(this.queue.length);
-        this.metrics.lastReconcile.set(Date.now() / 1000);
       }
     }
   }

@@ -16,7 +16,7 @@ export class ControllerMetrics {
   });
   readonly lastReconcile = new Gauge({
     name: 'crondeck_controller_last_reconcile_timestamp_seconds',
-    help: 'When the controller last finished a reconcile (Unix time).',
+    help: 'When the controller was last known in sync: a reconcile succeeded, or there was nothing to reconcile (Unix time).',
     registers: [this.registry],
   });
   readonly leader = new Gauge({

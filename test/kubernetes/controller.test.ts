@@ -116,6 +116,34 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
     expect(missingFromScrape(queried, text)).toEqual([]);
   });
 
+  it('stamps its last reconcile when in sync, with nothing to reconcile too, and not while reconciles fail', async () => {
+    const scrape = async (name: string): Promise<number> => {
+      const text = await (await fetch(`${controller!.healthUrl}/metrics`)).text();
+      const line = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+      return line ? Number(line[1]) : NaN;
+    };
+    const lastReconcile = () => scrape('crondeck_controller_last_reconcile_timestamp_seconds');
+    const failures = () => scrape('crondeck_controller_reconcile_total{kind="sj",result="error"}');
+    const startedAt = Date.now() / 1000;
+    controller = await runController(kc, db);
+    // No ScheduledJob yet: an idle controller is in sync, not stuck.
+    await until(async () => (await lastReconcile()) >= startedAt, 'a stamp with nothing to reconcile');
+
+    // Every write of a job row refused: past its finalizer, the ScheduledJob's reconciles fail and
+    // are retried (with backoff), and the resync finds it still to do.
+    await db.pool.query('ALTER TABLE jobs ADD CONSTRAINT refuse_every_row CHECK (false) NOT VALID');
+    await create('refused-for-now', { schedule: '0 3 * * *', command: 'true' });
+    await until(async () => (await failures()) >= 1, 'a failed reconcile');
+    const stamp = await lastReconcile();
+    controller.manager.resync();
+    await until(async () => (await failures()) >= 3, 'more failed reconciles');
+    expect(await lastReconcile()).toBe(stamp);
+
+    await db.pool.query('ALTER TABLE jobs DROP CONSTRAINT refuse_every_row');
+    await until(() => ready('refused-for-now')?.status === 'True', 'Ready=True once writes pass');
+    expect(await lastReconcile()).toBeGreaterThan(stamp);
+  });
+
   it('repairs a hand-edited CronJob and follows an edit of the ScheduledJob, keeping the job id', async () => {
     controller = await runController(kc, db);
     await create('report', { schedule: '*/5 * * * *', command: 'make report' });

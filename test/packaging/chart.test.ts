@@ -6,6 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { CONTROLLER_VARIABLES, readControllerEnvironment } from '../../src/config/controllerEnvironment';
+import { readEnvironment, SERVICE_VARIABLES } from '../../src/config/environment';
 import {
   API_RULES,
   CONTROLLER_RULES,
@@ -22,6 +24,8 @@ import {
   kubeTools,
   loadCrds,
   packageVersion,
+  processEnv,
+  sharedSettings,
   type K8sObject,
 } from './support';
 
@@ -112,10 +116,27 @@ describe('the chart with the default values', () => {
       name: 'rel-crondeck-report-secret',
       key: 'SERVICE_REPORT_SECRET',
     });
-    for (const name of ['SERVICE_TIMEZONE', 'SERVICE_RETENTION_DAYS', 'SERVICE_LOG_LEVEL', 'LOG_LEVEL']) {
+    for (const name of ['SERVICE_TIMEZONE', 'SERVICE_RETENTION_DAYS', 'SERVICE_LOG_LEVEL']) {
       expect(e[name]).toBeDefined();
     }
     expect(e.SERVICE_SMTP_HOST).toBeUndefined();
+    // Every variable the chart sets is one the program reads.
+    const read = new Set([...SERVICE_VARIABLES, ...CONTROLLER_VARIABLES, 'NODE_OPTIONS', 'MALLOC_ARENA_MAX']);
+    const all = objs();
+    for (const name of ['rel-crondeck', 'rel-crondeck-controller']) {
+      const names = Object.keys(env(find(all, 'Deployment', name).spec.template.spec.containers[0]));
+      expect(names.filter((n) => !read.has(n))).toEqual([]);
+    }
+  });
+
+  test('gives the controller the settings the API reads: the same time zone, retention, webhook rules and SMTP', () => {
+    const all = helmTemplate([...ALL_ON, '--set', 'settings.timezone=Europe/Berlin']);
+    const [api, controller] = ['rel-crondeck', 'rel-crondeck-controller'].map((name) =>
+      sharedSettings(find(all, 'Deployment', name).spec.template.spec.containers[0]),
+    );
+    expect(api!.defaultTimeZone).toBe('Europe/Berlin');
+    expect(api!.smtp?.host).toBe('smtp.example.com');
+    expect(controller).toEqual(api);
   });
 
   test('caps each Node heap below its container’s memory limit, or leaves it when asked', () => {
@@ -270,10 +291,15 @@ describe('the chart with options', () => {
     expect(all.filter((o) => o.kind === 'Role').map((o) => o.metadata.name)).toEqual([
       'rel-crondeck-controller-leader-election',
     ]);
-    for (const name of ['rel-crondeck', 'rel-crondeck-controller']) {
-      const c = find(all, 'Deployment', name).spec.template.spec.containers[0];
-      expect(env(c).CRONDECK_WATCH_NAMESPACE!.value).toBe('');
-    }
+    const [api, controller] = ['rel-crondeck', 'rel-crondeck-controller'].map((name) =>
+      processEnv(find(all, 'Deployment', name).spec.template.spec.containers[0]),
+    );
+    // As the programs read their variables: null is every namespace; the Lease stays at home.
+    expect(readEnvironment(api!).kubernetes).toEqual({ namespace: 'jobs', watchNamespace: null });
+    expect(readControllerEnvironment(controller!)).toMatchObject({
+      watchNamespace: null,
+      homeNamespace: 'jobs',
+    });
   });
 
   test('takes the database, the token and the report secret from existing Secrets and generates none', () => {

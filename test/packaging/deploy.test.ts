@@ -19,7 +19,9 @@ import {
   kustomize,
   loadCrds,
   packageVersion,
+  processEnv,
   readObjects,
+  sharedSettings,
   type K8sObject,
 } from './support';
 
@@ -84,6 +86,20 @@ describe('deploy/base', () => {
     expect(ctl.env.find((e: AnyObject) => e.name === 'CRONDECK_REPORT_URL').value).toBe(
       'http://crondeck.crondeck.svc:7433',
     );
+  });
+
+  test('gives the controller the settings the API reads (time zone, retention, alerts) with the same values', () => {
+    const all = objs();
+    const [api, controller] = ['crondeck', 'crondeck-controller'].map((name) =>
+      sharedSettings(find(all, 'Deployment', name).spec.template.spec.containers[0]),
+    );
+    expect(controller).toEqual(api);
+    // Set on both, not left to the default: a user who changes one sees the other beside it.
+    for (const name of ['crondeck', 'crondeck-controller']) {
+      expect(
+        processEnv(find(all, 'Deployment', name).spec.template.spec.containers[0]).SERVICE_TIMEZONE,
+      ).toBe('UTC');
+    }
   });
 });
 

@@ -211,7 +211,7 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
       'settings.logLevel=debug',
     ]);
     const api = container(apiDeployment(), 'api');
-    expect(envValue(api, 'LOG_LEVEL')).toBe('debug');
+    expect(envValue(api, 'SERVICE_LOG_LEVEL')).toBe('debug');
     expect((api.env as Obj[]).map((e) => e.name)).toEqual((live.env as Obj[]).map((e) => e.name));
     expect(apiDeployment()!.spec.replicas).toBe(3);
     expect(apiDeployment()!.metadata.generation).toBe(3);

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { readEnvironment, type Environment } from '../../src/config/environment';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const CHART_DIR = path.join(REPO_ROOT, 'charts', 'crondeck');
@@ -95,4 +96,34 @@ export function loadCrds(): K8sObject[] {
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
     .version;
+}
+
+type EnvVar = { name: string; value?: string; valueFrom?: Record<string, Record<string, string>> };
+
+/**
+ * A container's environment as its process would see it: literal values as given, those taken
+ * from the pod (fieldRef) as a pod in namespace `jobs` named `pod-0` gets them, and Secrets' values
+ * as placeholders long enough for every check.
+ */
+export function processEnv(container: { env?: EnvVar[] }): NodeJS.ProcessEnv {
+  const fromPod: Record<string, string> = { 'metadata.namespace': 'jobs', 'metadata.name': 'pod-0' };
+  return Object.fromEntries(
+    (container.env ?? []).map((e): [string, string | undefined] => {
+      if (e.valueFrom?.fieldRef) return [e.name, fromPod[e.valueFrom.fieldRef.fieldPath!]];
+      if (e.valueFrom?.secretKeyRef)
+        return [e.name, `secret-${e.valueFrom.secretKeyRef.key}`.padEnd(40, 'x')];
+      return [e.name, e.value];
+    }),
+  );
+}
+
+/**
+ * The settings the API and the controller both read (configuration.md), as `readEnvironment`
+ * reads them from a container's environment: the two must agree.
+ */
+export function sharedSettings(container: { env?: EnvVar[] }) {
+  const { defaultTimeZone, retentionDays, logLevel, smtp, webhookDenyCidrs }: Environment = readEnvironment(
+    processEnv(container),
+  );
+  return { defaultTimeZone, retentionDays, logLevel, smtp, webhookDenyCidrs };
 }

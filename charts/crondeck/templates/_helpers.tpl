@@ -53,9 +53,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- end -}}
 
-{{/* The namespace whose custom resources are watched; empty = all (rbac.clusterWide). */}}
+{{/* The namespace whose custom resources are watched; `*` = all of them (rbac.clusterWide). */}}
 {{- define "crondeck.watchNamespace" -}}
-{{- if not .Values.rbac.clusterWide -}}
+{{- if .Values.rbac.clusterWide -}}
+*
+{{- else -}}
 {{- default .Release.Namespace .Values.watchNamespace -}}
 {{- end -}}
 {{- end -}}
@@ -143,8 +145,41 @@ Arguments: (list $ secretName key length)
   value: {{ include "crondeck.watchNamespace" . | quote }}
 - name: SERVICE_LOG_LEVEL
   value: {{ .Values.settings.logLevel | quote }}
-- name: LOG_LEVEL
-  value: {{ .Values.settings.logLevel | quote }}
+{{- /*
+The controller reads these as the API does: the default time zone of the CronJobs it renders, and
+the alerts, retention and webhook rules of the runs it records.
+*/}}
+- name: SERVICE_TIMEZONE
+  value: {{ .Values.settings.timezone | quote }}
+- name: SERVICE_RETENTION_DAYS
+  value: {{ .Values.settings.retentionDays | quote }}
+{{- with .Values.settings.webhookDenyCidrs }}
+- name: SERVICE_WEBHOOK_DENY_CIDRS
+  value: {{ . | quote }}
+{{- end }}
+{{- if include "crondeck.smtpEnabled" . }}
+- name: SERVICE_SMTP_HOST
+  value: {{ .Values.smtp.host | quote }}
+- name: SERVICE_SMTP_PORT
+  value: {{ .Values.smtp.port | quote }}
+- name: SERVICE_SMTP_SECURE
+  value: {{ .Values.smtp.secure | quote }}
+{{- with .Values.smtp.from }}
+- name: SERVICE_SMTP_FROM
+  value: {{ . | quote }}
+{{- end }}
+{{- with .Values.smtp.username }}
+- name: SERVICE_SMTP_USERNAME
+  value: {{ . | quote }}
+{{- end }}
+{{- if .Values.smtp.existingSecret }}
+- name: SERVICE_SMTP_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.smtp.existingSecret }}
+      key: {{ .Values.smtp.existingSecretKey }}
+{{- end }}
+{{- end }}
 - name: POD_NAME
   valueFrom:
     fieldRef:
