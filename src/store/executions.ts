@@ -132,13 +132,10 @@ export async function finishAttempts(
       'finish_attempts',
       `WITH outcome AS (
        SELECT * FROM json_to_recordset($1::json) AS t(id bigint, status text, finished_at timestamptz,
-         exit_code int, stdout text, stderr text, reason text, reason_message text)
+         duration_ms bigint, exit_code int, stdout text, stderr text, reason text, reason_message text)
      ),
      finished AS (
-       -- The duration is the one the execution shows, from its startedAt (written when the attempt
-       -- began, before its command was spawned) to its finishedAt, as for an interrupted attempt.
-       UPDATE executions e SET status = o.status, finished_at = o.finished_at,
-         duration_ms = GREATEST(0, floor(EXTRACT(EPOCH FROM (o.finished_at - e.started_at)) * 1000))::bigint,
+       UPDATE executions e SET status = o.status, finished_at = o.finished_at, duration_ms = o.duration_ms,
          exit_code = o.exit_code, stdout = o.stdout, stderr = o.stderr, reason = o.reason,
          reason_message = o.reason_message
        FROM outcome o WHERE e.id = o.id AND e.status = 'running'
@@ -218,7 +215,6 @@ export async function insertFinishedExecutions(
             job_name: e.jobName,
             started_at: e.startedAt,
             ...resultRecord(e),
-            duration_ms: durationMs(e),
             attempt: e.attempt,
             report_key: e.reportKey ?? null,
             scheduled_at: e.slot?.scheduledAt ?? null,
@@ -429,6 +425,7 @@ function resultRecord(result: AttemptResult) {
   return {
     status: result.status,
     finished_at: result.finishedAt,
+    duration_ms: durationMs(result),
     exit_code: result.exitCode,
     stdout: storableOutput(result.stdout),
     stderr: storableOutput(result.stderr),
@@ -437,7 +434,6 @@ function resultRecord(result: AttemptResult) {
   };
 }
 
-/** From its startedAt to its finishedAt: the duration an execution shows with them. */
 function durationMs(result: { startedAt: Date; finishedAt: Date }): number {
   return Math.max(0, result.finishedAt.getTime() - result.startedAt.getTime());
 }
