@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -16,8 +16,16 @@ import {
 
 // Functions given to page.evaluate run in the browser. The project compiles without the DOM
 // library, so the few page globals they use are declared here (declarations emit no code).
+interface PageBox {
+  left: number;
+  right: number;
+  top: number;
+  width: number;
+  height: number;
+}
 interface PageControl {
   outerHTML: string;
+  getBoundingClientRect(): PageBox;
   tagName: string;
   textContent: string | null;
   getAttribute(name: string): string | null;
@@ -27,6 +35,8 @@ declare const document: {
   body: unknown;
   documentElement: { scrollWidth: number };
   querySelectorAll(selector: string): Iterable<PageControl>;
+  querySelector(selector: string): PageControl | null;
+  elementFromPoint(x: number, y: number): PageControl | null;
   dispatchEvent(event: unknown): boolean;
 };
 declare const window: { innerWidth: number; __pwned?: number };
@@ -172,6 +182,120 @@ describeInBrowser('dashboard in a browser', () => {
     expect((await service.request('GET', `/api/jobs/${job.id}`)).body.running).toBeNull();
   });
 
+  it('follows a running execution on its page until it ends, and Refresh reads it again', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'crondeck-dashboard-'));
+    const job = await createJob({
+      name: 'watched-run',
+      schedule: '0 3 * * *',
+      command: `while [ ! -e ${dir}/go ]; do sleep 0.1; done; echo "finished $(cat ${dir}/go)"; exit 4`,
+    });
+    const startRun = async () => {
+      await service.request('POST', `/api/jobs/${job.id}/run`);
+      return eventually(async () => (await service.request('GET', `/api/jobs/${job.id}`)).body.running);
+    };
+    const fact = (label: string) =>
+      page.locator('.fact').filter({ has: page.locator('dt', { hasText: label }) });
+
+    // Opened while it runs: the still-running note only, no empty output panels.
+    const first = (await startRun()) as { executionId: number };
+    open = await openDashboard(browser, service.url, { hash: `#/executions/${first.executionId}` });
+    const { page, requests } = open;
+    const badge = page.locator('.detail-head .badge');
+    await badge.filter({ hasText: 'running' }).waitFor();
+    await page.getByText('Still running: its output is shown once it ends.').waitFor();
+    expect(await page.locator('.output-panel').count()).toBe(0);
+    expect(await fact('Exit code').locator('dd').textContent()).toBe('—');
+
+    // It ends: the page learns so by polling, as the list does.
+    writeFileSync(path.join(dir, 'go'), 'once');
+    await badge.filter({ hasText: 'failed' }).waitFor({ timeout: 20_000 });
+    expect(await fact('Exit code').locator('dd').textContent()).toBe('4');
+    expect(await fact('Finished').locator('time').getAttribute('datetime')).not.toBe('');
+    expect(await page.locator('pre[data-stream="stdout"]').textContent()).toBe('finished once\n');
+    expect(await page.locator('.running-note').count()).toBe(0);
+
+    // A hidden tab polls nothing: the Refresh button alone fetches a run that has ended since.
+    rmSync(path.join(dir, 'go'));
+    const second = (await startRun()) as { executionId: number };
+    await page.goto(`${service.url}/#/executions/${second.executionId}`);
+    await badge.filter({ hasText: 'running' }).waitFor();
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    writeFileSync(path.join(dir, 'go'), 'twice');
+    await eventually(async () => (await service.request('GET', `/api/jobs/${job.id}`)).body.running === null);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await badge.filter({ hasText: 'failed' }).waitFor();
+    expect(await page.locator('pre[data-stream="stdout"]').textContent()).toBe('finished twice\n');
+
+    // An ended run is read once, but Refresh reads it again (a reason may come after its end).
+    const reads = () =>
+      requests.filter((line) => line === `GET /api/executions/${second.executionId}`).length;
+    const before = reads();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await eventually(async () => reads() > before);
+  });
+
+  it('writes times in English in the user’s own time zone, whatever the browser’s language', async () => {
+    // A fire time 40 days ahead: "next month", which the short style wrote "next mo.".
+    const later = new Date(Date.now() + 40 * 24 * 3600 * 1000);
+    const monthly = await createJob({
+      name: 'far-off',
+      schedule: `0 12 ${later.getUTCDate()} ${later.getUTCMonth() + 1} *`,
+      timezone: 'UTC',
+      command: 'true',
+    });
+    await createJob({ name: 'soon', schedule: '*/5 * * * *', command: 'true' });
+    const zone = 'Asia/Tokyo';
+    open = await openDashboard(browser, service.url, { locale: 'de-DE', timezoneId: zone });
+    const { page } = open;
+    const english = (options: Intl.DateTimeFormatOptions, iso: string) =>
+      new Intl.DateTimeFormat('en-US', { timeZone: zone, ...options }).format(new Date(iso));
+    const { nextRun } = (await service.request('GET', `/api/jobs/${monthly.id}`)).body as { nextRun: string };
+
+    // The column says whose time it is in: the schedules beside it are in each job's zone.
+    await page.getByRole('columnheader', { name: 'Next run (your time)' }).waitFor();
+    const row = jobRow(page, 'far-off');
+    await row
+      .locator('time.when')
+      .filter({ hasText: /^next month$/ })
+      .waitFor();
+    expect(await row.locator('time.when').getAttribute('title')).toBe(
+      english(
+        {
+          year: 'numeric',
+          month: 'short',
+          day: 'numeric',
+          hour: '2-digit',
+          minute: '2-digit',
+          second: '2-digit',
+        },
+        nextRun,
+      ),
+    );
+    const sameYear =
+      english({ year: 'numeric' }, nextRun) === english({ year: 'numeric' }, new Date().toISOString());
+    expect(await row.locator('time.when + div').textContent()).toBe(
+      english(
+        sameYear
+          ? { weekday: 'short', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }
+          : { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' },
+        nextRun,
+      ),
+    );
+    expect(await jobRow(page, 'soon').locator('time.when').textContent()).toMatch(
+      /^(in \d+ (seconds?|minutes?)|now)$/,
+    );
+    await page
+      .locator('#updated')
+      .filter({ hasText: /^Updated \d\d:\d\d:\d\d (AM|PM)$/ })
+      .waitFor();
+
+    await row.getByRole('link', { name: 'far-off', exact: true }).click();
+    await page.getByText(/· Next run next month \(.+ your time\)\.$/).waitFor();
+  });
+
   it('checks the cron expression live and names what is wrong', async () => {
     open = await openDashboard(browser, service.url);
     const { page } = open;
@@ -256,6 +380,98 @@ describeInBrowser('dashboard in a browser', () => {
     await page.getByText('No jobs yet').waitFor();
   });
 
+  it('keeps the keyboard focus on a job’s switch and Run now through the re-render', async () => {
+    await createJob({ name: 'focus-a', schedule: '*/5 * * * *', command: 'true' });
+    const job = await createJob({ name: 'focus-b', schedule: '*/5 * * * *', command: 'echo hi' });
+    open = await openDashboard(browser, service.url);
+    const { page } = open;
+    const row = jobRow(page, 'focus-b');
+    const toggle = row.getByRole('switch', { name: 'Enabled: focus-b' });
+    await toggle.waitFor();
+
+    await toggle.focus();
+    await page.keyboard.press('Space');
+    await row.getByText('disabled', { exact: true }).waitFor();
+    await page.locator('.toast').filter({ hasText: 'focus-b disabled.' }).waitFor();
+    await eventually(async () => !(await toggle.isDisabled()));
+    await eventually(() => hasFocus(toggle));
+    // Still there after the next refreshes re-render the row, and Space works again.
+    await page.keyboard.press('Space');
+    await eventually(async () => (await service.request('GET', `/api/jobs/${job.id}`)).body.enabled === true);
+    await row.getByText('disabled', { exact: true }).waitFor({ state: 'detached' });
+    await eventually(() => hasFocus(toggle));
+
+    const run = row.getByRole('button', { name: 'Run focus-b now' });
+    await run.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.toast').filter({ hasText: 'triggered' }).waitFor();
+    await row.locator('.badge-success').waitFor({ timeout: 20_000 });
+    await eventually(() => hasFocus(run));
+  });
+
+  it('says there is no such job on the page of a job that does not exist, or no longer does', async () => {
+    const job = await createJob({ name: 'short-lived', schedule: '@daily', command: 'true' });
+    open = await openDashboard(browser, service.url, { hash: '#/jobs/9999' });
+    const { page } = open;
+    const view = page.locator('#view-job');
+    const controls = async () => ({
+      runNow: await view.getByRole('button', { name: 'Run now' }).count(),
+      backfill: await view.getByRole('button', { name: 'Backfill…' }).count(),
+      alerts: await view.getByRole('button', { name: 'Edit alerts' }).count(),
+      neverRun: await view.getByText('never run').filter({ visible: true }).count(),
+      chart: await view.locator('svg.duration-chart').filter({ visible: true }).count(),
+    });
+    const none = { runNow: 0, backfill: 0, alerts: 0, neverRun: 0, chart: 0 };
+
+    await view.getByText('No such job').waitFor();
+    await view.getByText('There is no job 9999').waitFor();
+    expect(await controls()).toEqual(none);
+    await page.getByRole('heading', { name: 'Job 9999', level: 1 }).waitFor();
+
+    // A job that exists has them all; deleted while its page is open, they go.
+    await page.goto(`${service.url}/#/jobs/${job.id}`);
+    await view.getByRole('button', { name: 'Run now' }).waitFor();
+    expect(await controls()).toEqual({ runNow: 1, backfill: 1, alerts: 1, neverRun: 1, chart: 1 });
+    expect(await view.getByText('No such job').filter({ visible: true }).count()).toBe(0);
+    expect((await service.request('DELETE', `/api/jobs/${job.id}`)).status).toBe(200);
+    await view.getByText('No such job').waitFor({ timeout: 15_000 });
+    expect(await controls()).toEqual(none);
+  });
+
+  it('words events, limits and consequences for people', async () => {
+    await createJob({ name: 'worded', schedule: '@daily', command: 'true' });
+    open = await openDashboard(browser, service.url);
+    const { page } = open;
+    const row = jobRow(page, 'worded');
+
+    // An alert event is named in words, as the policy fields name it, not by its API name.
+    await row.getByRole('button', { name: 'Alerts worded' }).click();
+    const alerts = page.getByRole('dialog', { name: 'Alerts for worded' });
+    await alerts.getByRole('button', { name: 'Add webhook' }).click();
+    const events = alerts.locator('fieldset', { hasText: 'Webhook 1' });
+    await events.getByLabel('too fast', { exact: true }).waitFor();
+    expect(await alerts.getByText('tooFast').count()).toBe(0);
+    await alerts.getByRole('button', { name: 'Cancel' }).click();
+    await alerts.waitFor({ state: 'detached' });
+
+    // An out-of-range timeout: the message says what is allowed (src/domain/job.ts: 0 to 86400).
+    await row.getByRole('button', { name: 'Edit worded' }).click();
+    const form = page.getByRole('dialog', { name: 'Edit job worded' });
+    await form.locator('.cron-valid').waitFor();
+    await form.getByLabel('Timeout (seconds)').fill('999999');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('Enter a timeout in whole seconds, from 0 to 86400 (0 = no timeout).').waitFor();
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await form.waitFor({ state: 'detached' });
+
+    // Deleting says what goes with the job.
+    await row.getByRole('button', { name: 'Delete worded' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete job?' });
+    await confirm.getByText(/its run history, slots and alert settings are deleted with it/).waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+  });
+
   it('pauses the scheduler until a time in the local time zone and resumes it', async () => {
     open = await openDashboard(browser, service.url, { timezoneId: 'America/New_York' });
     const { page } = open;
@@ -297,6 +513,42 @@ describeInBrowser('dashboard in a browser', () => {
     });
     await service.request('POST', '/api/scheduler/resume');
     await page.getByText('Scheduler running').waitFor({ timeout: 15_000 });
+  });
+
+  it('says in the jobs list that a job will not fire while the scheduler is paused', async () => {
+    await createJob({ name: 'every-five', schedule: '*/5 * * * *', command: 'true' });
+    const later = new Date(Date.now() + 10 * 24 * 3600 * 1000);
+    const schedule = `0 12 ${later.getUTCDate()} ${later.getUTCMonth() + 1} *`;
+    await createJob({ name: 'later', schedule, timezone: 'UTC', command: 'true' });
+    const until = new Date(Date.now() + 3600 * 1000).toISOString();
+    expect((await service.request('POST', '/api/scheduler/pause', { until })).status).toBe(200);
+    open = await openDashboard(browser, service.url);
+    const { page } = open;
+    const next = (name: string) => jobRow(page, name).locator('td[data-label^="Next run"]');
+
+    // Its next run falls in the pause: "paused", the time it would have had struck through.
+    await next('every-five')
+      .locator('time.when')
+      .filter({ hasText: /^paused$/ })
+      .waitFor();
+    expect(await next('every-five').locator('time.when').getAttribute('title')).toMatch(
+      /^The scheduler is paused until .+: it does not fire at .+\.$/,
+    );
+    expect(await next('every-five').locator('.paused-time').textContent()).not.toBe('');
+    // After the pause has ended: as usual.
+    await next('later')
+      .locator('time.when')
+      .filter({ hasText: /^in \d+ (days|weeks|months)$|^next (week|month|year)$|^tomorrow$/ })
+      .waitFor();
+    expect(await next('later').locator('.paused-time').count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByText('Scheduler running').waitFor();
+    await next('every-five')
+      .locator('time.when')
+      .filter({ hasText: /^in \d+ (seconds?|minutes?)$|^now$/ })
+      .waitFor();
+    expect(await next('every-five').locator('.paused-time').count()).toBe(0);
   });
 
   it('shows markup in names, commands and output as text, never as HTML', async () => {
@@ -574,8 +826,9 @@ describeInBrowser('dashboard in a browser', () => {
     const { page } = open;
     await jobRow(page, 'phone-job').locator('.badge-success').waitFor();
     await jobRow(page, 'phone-job').getByText('At 06:00 AM, Monday through Friday').waitFor();
+    // The screen's width: a phone's browser zooms out to a wider page, and window.innerWidth with it.
     const layout = await page.evaluate(() => ({
-      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      overflow: document.documentElement.scrollWidth - 390,
       background: getComputedStyle(document.body).backgroundColor,
     }));
     expect(layout.overflow).toBeLessThanOrEqual(0);
@@ -585,6 +838,43 @@ describeInBrowser('dashboard in a browser', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     const light = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(luminance(light)).toBeGreaterThan(0.8);
+  });
+
+  it('fits a phone screen while the scheduler is paused, its Resume button in reach', async () => {
+    await createJob({ name: 'paused-phone', schedule: '*/5 * * * *', command: 'true' });
+    const until = new Date(Date.now() + 5 * 3600 * 1000).toISOString();
+    expect((await service.request('POST', '/api/scheduler/pause', { until })).status).toBe(200);
+    open = await openDashboard(browser, service.url, {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
+    const { page } = open;
+    await jobRow(page, 'paused-phone').waitFor();
+    const resume = page.getByRole('button', { name: 'Resume' });
+    await resume.waitFor();
+    await page.getByText(/^Paused until /).waitFor();
+    // The screen's width, not window.innerWidth: a phone's browser zooms out to show a page wider
+    // than the screen, and then innerWidth grows with it.
+    const layout = await page.evaluate((screenWidth) => {
+      const inside = (selector: string) => {
+        const box = document.querySelector(selector)!.getBoundingClientRect();
+        return box.left >= 0 && box.right <= screenWidth;
+      };
+      const button = document.querySelector('#scheduler button')!.getBoundingClientRect();
+      const hit = document.elementFromPoint(button.left + button.width / 2, button.top + button.height / 2);
+      return {
+        overflow: document.documentElement.scrollWidth - screenWidth,
+        stateInside: inside('#scheduler-state'),
+        buttonInside: inside('#scheduler button'),
+        // Nothing covers the button: the long state text neither runs over nor under it.
+        buttonOnTop: hit?.textContent === 'Resume',
+      };
+    }, 390);
+    await screenshot(page, 'dashboard-phone-paused.png', false);
+    expect(layout).toEqual({ overflow: 0, stateInside: true, buttonInside: true, buttonOnTop: true });
+    await resume.click();
+    await page.getByText('Scheduler running').waitFor();
   });
 
   it('renders a realistic overview for the README screenshot', async () => {

@@ -22,6 +22,8 @@ const EVENTS = [
   'late',
 ];
 const DEFAULT_EVENTS = ['failed', 'timeout'];
+/** Words for the events whose API names are not words; the others are named as they are sent. */
+const EVENT_LABELS = { tooFast: 'too fast' };
 
 /** A 404 that means the endpoint itself is missing (an older service), not a missing job. */
 function endpointMissing(error) {
@@ -154,7 +156,7 @@ export function openAlertsDialog(job) {
           'div',
           { class: 'events', role: 'group', 'aria-label': 'Events', 'aria-describedby': eventsError.id },
           h('span', { class: 'events-label' }, 'Notify on'),
-          boxes.map((box) => h('label', { class: 'check' }, box, box.value)),
+          boxes.map((box) => h('label', { class: 'check' }, box, EVENT_LABELS[box.value] ?? box.value)),
         ),
         eventsError,
         h('div', { class: 'destination-actions' }, remove),

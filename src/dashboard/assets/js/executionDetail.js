@@ -9,6 +9,10 @@ import { executionsHash } from './executions.js';
 export function createExecutionDetailView(section) {
   let currentId = null;
   let loadedId = null;
+  /** What the page shows of the loaded execution, to re-render only when something changed. */
+  let renderedKey = null;
+  /** Whether the loaded execution may still change: a running one is read again on every poll. */
+  let settled = false;
   let backHash = '#/executions';
 
   function renderError(message) {
@@ -30,6 +34,12 @@ export function createExecutionDetailView(section) {
   }
 
   function render(execution) {
+    const key = JSON.stringify(execution);
+    if (key === renderedKey) return;
+    renderedKey = key;
+    // Re-rendering replaces every node: a keyboard user inside the page starts again at its title.
+    const hadFocus = section.contains(document.activeElement);
+    const running = execution.status === 'running';
     const failed = execution.status !== 'success';
     const outputs = [
       outputPanel('stdout', 'Standard output (stdout)', execution.stdout, execution),
@@ -88,12 +98,13 @@ export function createExecutionDetailView(section) {
             )
           : null,
       ),
-      // Output is stored when an attempt ends; until then there is none to show.
-      execution.status === 'running'
+      // Output is stored when an attempt ends; until then there is none to show, and two empty
+      // panels would say the run printed nothing.
+      running
         ? h('p', { class: 'muted running-note' }, 'Still running: its output is shown once it ends.')
-        : null,
-      outputs,
+        : outputs,
     );
+    if (hadFocus) section.querySelector('h1').focus({ preventScroll: true });
   }
 
   return {
@@ -103,6 +114,8 @@ export function createExecutionDetailView(section) {
       if (params.id !== currentId) {
         currentId = params.id;
         loadedId = null;
+        renderedKey = null;
+        settled = false;
         replaceChildren(
           section,
           backLink(),
@@ -111,25 +124,33 @@ export function createExecutionDetailView(section) {
         );
       }
     },
-    // A finished execution is read once. (Only its reason may still come, from the Kubernetes
-    // controller, within seconds of the pod's end: opening it again shows it.)
+    // A finished execution is read once; a running one on every poll, until it has ended. (Only a
+    // finished one's reason may still come, from the Kubernetes controller, within seconds of the
+    // pod's end: Refresh, or opening it again, shows it.)
     async refresh() {
-      if (loadedId === currentId) return;
+      if (loadedId === currentId && settled) return;
       const id = currentId;
       try {
         const execution = await api.getExecution(id);
         if (id !== currentId) return;
         loadedId = id;
+        settled = execution.status !== 'running';
         render(execution);
       } catch (error) {
         if (id !== currentId) return;
         if (error.status === 404 || error.status === 400) {
           loadedId = id;
+          settled = true;
+          renderedKey = null;
           renderError(error.message);
           return;
         }
         throw error;
       }
+    },
+    /** The Refresh button: read it again, even when it has ended. */
+    invalidate() {
+      settled = false;
     },
   };
 }

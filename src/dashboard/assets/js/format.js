@@ -1,6 +1,10 @@
 // Times are shown in the browser's own time zone; durations and sizes in short human units.
+// Always in English, whatever the browser's language: the page's own words are English, and a
+// date or "in 5 hours" in another language beside them reads as a mix. (The zone stays the user's.)
 
-const dateTime = new Intl.DateTimeFormat(undefined, {
+const LOCALE = 'en-US';
+
+const dateTime = new Intl.DateTimeFormat(LOCALE, {
   year: 'numeric',
   month: 'short',
   day: 'numeric',
@@ -8,26 +12,27 @@ const dateTime = new Intl.DateTimeFormat(undefined, {
   minute: '2-digit',
   second: '2-digit',
 });
-const sameDayTime = new Intl.DateTimeFormat(undefined, {
+const sameDayTime = new Intl.DateTimeFormat(LOCALE, {
   hour: '2-digit',
   minute: '2-digit',
   second: '2-digit',
 });
-const shortDateTime = new Intl.DateTimeFormat(undefined, {
+const shortDateTime = new Intl.DateTimeFormat(LOCALE, {
   weekday: 'short',
   month: 'short',
   day: 'numeric',
   hour: '2-digit',
   minute: '2-digit',
 });
-const shortWithYear = new Intl.DateTimeFormat(undefined, {
+const shortWithYear = new Intl.DateTimeFormat(LOCALE, {
   year: 'numeric',
   month: 'short',
   day: 'numeric',
   hour: '2-digit',
   minute: '2-digit',
 });
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' });
+// Long units: the short ones abbreviate to "next mo." and "3 hr. ago".
+const relative = new Intl.RelativeTimeFormat(LOCALE, { numeric: 'auto', style: 'long' });
 
 export const LOCAL_TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
 
@@ -37,10 +42,16 @@ function toDate(value) {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-/** "Jan 5, 2026, 14:03:07" in local time, or an em dash. */
+/** "Jan 5, 2026, 02:03:07 PM" in local time, or an em dash. */
 export function formatDateTime(value) {
   const date = toDate(value);
   return date ? dateTime.format(date) : '—';
+}
+
+/** "02:03:07 PM": the time of day, local. */
+export function formatTime(value) {
+  const date = toDate(value);
+  return date ? sameDayTime.format(date) : '—';
 }
 
 /** Time only when the date is today, else a short date and time. */
@@ -67,7 +78,7 @@ const UNITS = [
   ['second', 1],
 ];
 
-/** "in 5 min", "3 hr. ago", "now". */
+/** "in 5 minutes", "3 hours ago", "tomorrow", "next month", "now". */
 export function formatRelative(value, now = Date.now()) {
   const date = toDate(value);
   if (!date) return '';

@@ -271,12 +271,15 @@ export function openJobForm({ job = null, onSaved }) {
     else if (cronCheck.state === 'invalid') problems.push([f.schedule, `✕ ${cronCheck.error}`]);
     if (cronCheck.state === 'badZone') problems.push([f.timezone, stripField(cronCheck.error)]);
     if (!body.command.trim()) problems.push([f.command, 'Enter the command to run.']);
-    for (const [parts, label] of [
-      [f.timeout, 'timeout'],
-      [f.maxAttempts, 'retries'],
-      [f.baseDelay, 'retry delay'],
+    // Name the allowed range: "Enter a valid timeout." leaves the user guessing. The bounds are the
+    // inputs' own min and max, which follow the service's (src/domain/job.ts).
+    const range = (parts) => `${parts.control.min} to ${parts.control.max}`;
+    for (const [parts, message] of [
+      [f.timeout, `Enter a timeout in whole seconds, from ${range(f.timeout)} (0 = no timeout).`],
+      [f.maxAttempts, `Enter a number of retries from ${range(f.maxAttempts)}.`],
+      [f.baseDelay, `Enter a retry delay from ${range(f.baseDelay)} seconds.`],
     ]) {
-      if (!parts.control.checkValidity()) problems.push([parts, `Enter a valid ${label}.`]);
+      if (!parts.control.checkValidity()) problems.push([parts, message]);
     }
     for (const parts of Object.values(f)) setFieldError(parts, null);
     for (const [parts, message] of problems) setFieldError(parts, message);

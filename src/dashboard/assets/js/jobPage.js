@@ -84,10 +84,19 @@ export function createJobPageView(section, ctx) {
   const history = createAlertHistory();
   const slots = createSlotHistory();
 
-  replaceChildren(
-    section,
-    h('a', { class: 'back', href: '#/jobs' }, '← Back to jobs'),
-    h('div', { class: 'view-head detail-head' }, title, badge),
+  const loading = h('p', { class: 'muted' }, 'Loading…');
+  const missingText = h('p', {});
+  const missing = h(
+    'div',
+    { class: 'empty', hidden: true },
+    h('p', { class: 'empty-title' }, 'No such job'),
+    missingText,
+  );
+  // Everything about a job that exists: hidden until it has loaded, and for a job the API does
+  // not know (a deleted one, a mistyped address), where buttons would act on nothing.
+  const content = h(
+    'div',
+    { hidden: true },
     state,
     suspended,
     h('div', { class: 'actions' }, runButton, backfillButton, alertsButton, historyLink),
@@ -99,6 +108,23 @@ export function createJobPageView(section, ctx) {
     policyText,
     history.element,
   );
+
+  replaceChildren(
+    section,
+    h('a', { class: 'back', href: '#/jobs' }, '← Back to jobs'),
+    h('div', { class: 'view-head detail-head' }, title, badge),
+    loading,
+    missing,
+    content,
+  );
+
+  /** Shows one of: loading, the job, or that there is no such job. */
+  function showPart(part) {
+    loading.hidden = part !== loading;
+    missing.hidden = part !== missing;
+    content.hidden = part !== content;
+    badge.hidden = part !== content;
+  }
 
   async function switchOn() {
     await busy(resume, async () => {
@@ -130,7 +156,7 @@ export function createJobPageView(section, ctx) {
     updateStatusBadge(badge, current.running ? 'running' : current.lastStatus);
     const fires = current.enabled
       ? current.nextRun
-        ? `Next run ${formatRelative(current.nextRun)} (${formatDateTime(current.nextRun)}).`
+        ? `Next run ${formatRelative(current.nextRun)} (${formatDateTime(current.nextRun)} your time).`
         : 'Enabled.'
       : 'Does not fire on its schedule.';
     setText(state, `${current.schedule} · ${current.timezone ?? 'service time zone'} · ${fires}`);
@@ -156,6 +182,7 @@ export function createJobPageView(section, ctx) {
         jobId = params.id;
         job = null;
         setText(title, `Job ${jobId}`);
+        showPart(loading);
       }
       slots.show(jobId);
     },
@@ -166,7 +193,12 @@ export function createJobPageView(section, ctx) {
         current = await api.getJob(id);
       } catch (error) {
         if (error.status !== 404) throw error;
-        if (id === jobId) setText(state, `There is no job ${id} (any more).`);
+        if (id === jobId) {
+          job = null;
+          setText(title, `Job ${id}`);
+          setText(missingText, `There is no job ${id}: it was deleted, or never existed.`);
+          showPart(missing);
+        }
         return;
       }
       if (id !== jobId) return;
@@ -176,7 +208,9 @@ export function createJobPageView(section, ctx) {
         api.alertHistory(id),
         slots.refresh(),
       ]);
-      if (id === jobId) render(current, config, executions, alerts);
+      if (id !== jobId) return;
+      render(current, config, executions, alerts);
+      showPart(content);
     },
   };
 }

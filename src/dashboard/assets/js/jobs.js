@@ -7,7 +7,10 @@ import { openAlertsDialog } from './alerts.js';
 import { openJobForm } from './jobForm.js';
 import { createSlotStrip } from './slotStrip.js';
 import { createSlotStripLoader } from './slotStripLoader.js';
-import { busy, confirmDialog, statusBadge, toast, updateStatusBadge } from './ui.js';
+import { busy, confirmDialog, keepFocus, statusBadge, toast, updateStatusBadge } from './ui.js';
+
+// Next to schedules read in each job's own zone, the next run is in the browser's: say so.
+const NEXT_RUN_LABEL = 'Next run (your time)';
 
 export function createJobsView(section, ctx) {
   const rows = new Map();
@@ -15,6 +18,8 @@ export function createJobsView(section, ctx) {
   const strips = createSlotStripLoader();
   let jobs = [];
   let loaded = false;
+  /** The scheduler's state, as the header's panel last read it. */
+  let scheduler = { paused: false, until: null };
 
   const filter = h('input', {
     type: 'search',
@@ -40,7 +45,7 @@ export function createJobsView(section, ctx) {
       h(
         'tr',
         {},
-        ['Job', 'Schedule', 'Next run', 'Last run', 'Enabled', 'Actions'].map((label) =>
+        ['Job', 'Schedule', NEXT_RUN_LABEL, 'Last run', 'Enabled', 'Actions'].map((label) =>
           h('th', { scope: 'col' }, label),
         ),
       ),
@@ -176,7 +181,7 @@ export function createJobsView(section, ctx) {
         p.tags,
       ),
       h('td', { dataset: { label: 'Schedule' } }, h('div', { class: 'cron-line' }, p.expr, p.zone), p.human),
-      h('td', { dataset: { label: 'Next run' } }, p.next, p.nextAbs),
+      h('td', { dataset: { label: NEXT_RUN_LABEL } }, p.next, p.nextAbs),
       // The recent slots sit under the last run: a column of their own would push the actions
       // out of a 1360-pixel-wide window.
       h('td', { class: 'cell-last', dataset: { label: 'Last run' } }, p.badge, ' ', p.last, p.strip.element),
@@ -236,10 +241,30 @@ export function createJobsView(section, ctx) {
     const human = descriptions.get(job.schedule);
     setText(p.human, human ?? '…');
 
+    // A paused scheduler fires nothing before it resumes, though the API still names the next run.
+    const held = Boolean(
+      job.enabled &&
+      job.nextRun &&
+      scheduler.paused &&
+      (!scheduler.until || Date.parse(job.nextRun) < Date.parse(scheduler.until)),
+    );
+    p.next.classList.toggle('when-paused', held);
+    p.nextAbs.classList.toggle('paused-time', held);
     if (!job.enabled) {
       setText(p.next, job.suspendedReason ? 'suspended' : 'disabled');
       setAttr(p.next, 'datetime', null);
+      setAttr(p.next, 'title', null);
       setText(p.nextAbs, '');
+    } else if (held) {
+      setText(p.next, 'paused');
+      setAttr(p.next, 'datetime', job.nextRun);
+      setText(p.nextAbs, formatShort(job.nextRun));
+      setAttr(
+        p.next,
+        'title',
+        `The scheduler is paused${scheduler.until ? ` until ${formatDateTime(scheduler.until)}` : ''}: ` +
+          `it does not fire at ${formatDateTime(job.nextRun)}.`,
+      );
     } else if (job.nextRun) {
       setText(p.next, formatRelative(job.nextRun));
       setAttr(p.next, 'datetime', job.nextRun);
@@ -247,6 +272,8 @@ export function createJobsView(section, ctx) {
       setAttr(p.next, 'title', formatDateTime(job.nextRun));
     } else {
       setText(p.next, '—');
+      setAttr(p.next, 'datetime', null);
+      setAttr(p.next, 'title', null);
       setText(p.nextAbs, '');
     }
 
@@ -273,6 +300,7 @@ export function createJobsView(section, ctx) {
 
   async function toggle(job, input) {
     const enabled = input.checked;
+    const refocus = keepFocus(input);
     input.disabled = true;
     try {
       const updated = await api.toggleJob(job.id, enabled);
@@ -285,6 +313,7 @@ export function createJobsView(section, ctx) {
       input.checked = !enabled;
       toast(`Could not ${enabled ? 'enable' : 'disable'} ${job.name}: ${error.message}`, 'error');
     }
+    refocus();
   }
 
   async function runNow(job, button) {
@@ -302,7 +331,9 @@ export function createJobsView(section, ctx) {
   async function removeJob(job, button) {
     const confirmed = await confirmDialog({
       title: 'Delete job?',
-      message: `Delete “${job.name}”? It stops firing and cannot be brought back.`,
+      message:
+        `Delete “${job.name}”? It stops firing, and its run history, slots and alert settings are ` +
+        'deleted with it. It cannot be brought back.',
       confirmLabel: 'Delete job',
       danger: true,
     });
@@ -325,6 +356,10 @@ export function createJobsView(section, ctx) {
   return {
     title: 'Jobs',
     show() {},
+    schedulerChanged(state) {
+      scheduler = state;
+      if (loaded) render();
+    },
     async refresh() {
       jobs = await api.listJobs();
       loaded = true;

@@ -4,6 +4,7 @@ import { forgetToken, onUnauthorized, storedToken } from './api.js';
 import { byId, setText } from './dom.js';
 import { createExecutionDetailView } from './executionDetail.js';
 import { createExecutionsView, executionsHash } from './executions.js';
+import { formatTime } from './format.js';
 import { createHeader } from './header.js';
 import { createJobPageView } from './jobPage.js';
 import { createJobsView } from './jobs.js';
@@ -29,6 +30,10 @@ const ctx = {
     poller.now();
     while (followUps.length) clearTimeout(followUps.pop());
     for (const delay of [1000, 2500, 5000]) followUps.push(setTimeout(() => poller.now(), delay));
+  },
+  /** The scheduler was paused or resumed: views that show next runs say whether they happen. */
+  schedulerChanged(state) {
+    for (const view of Object.values(views)) view.schedulerChanged?.(state);
   },
   navigate(hash) {
     if (location.hash === hash) route();
@@ -113,7 +118,7 @@ async function refreshAll() {
     showBanner(`Could not refresh: ${failure.message}. Retrying every few seconds.`);
   } else if (!failure) {
     showBanner(null);
-    setText(updated, `Updated ${new Date().toLocaleTimeString()}`);
+    setText(updated, `Updated ${formatTime(new Date())}`);
   }
 }
 
@@ -137,7 +142,11 @@ forgetButton.addEventListener('click', () => {
   forgetToken();
   location.reload();
 });
-byId('refresh').addEventListener('click', () => poller.now());
+byId('refresh').addEventListener('click', () => {
+  // A view that reads something once (a finished execution) reads it again when asked to.
+  current?.invalidate?.();
+  poller.now();
+});
 window.addEventListener('hashchange', () => route());
 
 route({ focus: false });

@@ -22,7 +22,7 @@ const NUMBERS = [
     'Until someone switches it on or runs it.',
   ],
   ['maxDurationSeconds', 'Overrun after (seconds)', 'Sends “overrun” once per run still going.'],
-  ['minDurationSeconds', 'Too fast under (seconds)', 'Sends “tooFast” for a shorter success.'],
+  ['minDurationSeconds', 'Too fast under (seconds)', 'Sends “too fast” for a shorter success.'],
 ];
 
 function numberInput(value) {
@@ -123,7 +123,7 @@ export function createPolicyEditor(policy = {}) {
       'p',
       { class: 'muted small' },
       'Optional. Without a policy every matching run alerts. Destinations hear of recovered, overrun, ' +
-        'tooFast and suspended only when they list them.',
+        'too fast and suspended only when they list them.',
     ),
     h(
       'div',

@@ -15,31 +15,43 @@ export function createSchedulerPanel(ctx) {
   const root = byId('scheduler');
   let state = null;
   let renderedKey = '';
+  let announcedKey = '';
 
   function render() {
     if (!state) return;
+    // Whether jobs fire, for the views that show when they would (the jobs list's next runs).
+    const announce = `${state.paused}|${state.until ?? ''}`;
+    if (announce !== announcedKey) {
+      announcedKey = announce;
+      ctx.schedulerChanged({ paused: state.paused, until: state.until ?? null });
+    }
     const key = `${state.paused}|${state.until ?? ''}|${state.paused ? formatRelative(state.until) : ''}`;
     if (key === renderedKey) return;
     renderedKey = key;
     // Keep the focus on the button across re-renders when it had it.
     const hadFocus = root.contains(document.activeElement);
+    // The text in a span of its own: one box that can wrap on a narrow screen, beside the dot.
     const status = state.paused
       ? h(
           'span',
           { class: 'pill pill-warn', id: 'scheduler-state' },
-          state.until
-            ? [
-                'Paused until ',
-                h(
-                  'time',
-                  { datetime: state.until, title: formatDateTime(state.until) },
-                  formatCompact(state.until),
-                ),
-                ` (${formatRelative(state.until)})`,
-              ]
-            : 'Paused',
+          h(
+            'span',
+            {},
+            state.until
+              ? [
+                  'Paused until ',
+                  h(
+                    'time',
+                    { datetime: state.until, title: formatDateTime(state.until) },
+                    formatCompact(state.until),
+                  ),
+                  ` (${formatRelative(state.until)})`,
+                ]
+              : 'Paused',
+          ),
         )
-      : h('span', { class: 'pill pill-ok', id: 'scheduler-state' }, 'Scheduler running');
+      : h('span', { class: 'pill pill-ok', id: 'scheduler-state' }, h('span', {}, 'Scheduler running'));
     const button = state.paused
       ? h('button', { class: 'btn btn-small btn-primary', type: 'button', text: 'Resume', onclick: resume })
       : h('button', { class: 'btn btn-small', type: 'button', text: 'Pause…', onclick: openPauseDialog });

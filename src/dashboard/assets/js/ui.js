@@ -112,6 +112,7 @@ export function toast(message, kind = 'info') {
 /** Disables a button while `work` runs, so a double click does not send twice. */
 export async function busy(button, work) {
   if (button.disabled) return undefined;
+  const refocus = keepFocus(button);
   button.disabled = true;
   setAttr(button, 'aria-busy', 'true');
   try {
@@ -119,5 +120,20 @@ export async function busy(button, work) {
   } finally {
     button.disabled = false;
     setAttr(button, 'aria-busy', null);
+    refocus();
   }
+}
+
+/**
+ * Call before disabling a control: disabling takes the keyboard focus from it (to the body). The
+ * function returned gives it back once the control is enabled again, unless the focus went
+ * somewhere else meanwhile (a dialog, another control) or the control is gone.
+ */
+export function keepFocus(control) {
+  if (document.activeElement !== control) return () => {};
+  return () => {
+    const now = document.activeElement;
+    const lost = !now || now === document.body || now === document.documentElement;
+    if (lost && control.isConnected && !control.disabled) control.focus({ preventScroll: true });
+  };
 }
