@@ -394,6 +394,138 @@ describe('slot ledger in the dashboard', () => {
     ]);
   });
 
+  describe('a job whose runs failed and succeeded, by schedule, by hand and by backfill', () => {
+    let job: { id: number; name: string };
+    let executions: { id: number; trigger: string | null; scheduledAt: string | null; status: string }[];
+
+    beforeAll(async () => {
+      // Only this job fires at 14:01 and 14:02: the every-minute jobs of the tests before go.
+      const { body: others } = await service.request('GET', '/api/jobs');
+      for (const other of others as { id: number }[]) {
+        expect((await service.request('DELETE', `/api/jobs/${other.id}`)).status).toBe(200);
+      }
+      clock.set('2026-06-01T14:00:30Z');
+      job = await createJob({ name: 'flaky', schedule: '* * * * *' });
+      // 14:01 fires and its run fails; 14:02 fires and its run succeeds.
+      await tickAt('2026-06-01T14:01:00Z');
+      await eventually(async () => attempts.pending.length === 1);
+      attempts.finishNext({ status: 'failed', exitCode: 1 });
+      await service.local.idle();
+      await tickAt('2026-06-01T14:02:00Z');
+      await eventually(async () => attempts.pending.length === 1);
+      attempts.finishNext();
+      await service.local.idle();
+      // A run by hand, and a backfill of 13:50.
+      clock.set('2026-06-01T14:02:30Z');
+      expect((await service.request('POST', `/api/jobs/${job.id}/run`)).status).toBeLessThan(300);
+      await eventually(async () => attempts.pending.length === 1);
+      attempts.finishNext();
+      await service.local.idle();
+      const backfill = await service.request('POST', `/api/jobs/${job.id}/backfill`, {
+        from: '2026-06-01T13:50:00Z',
+        to: '2026-06-01T13:50:00Z',
+      });
+      expect(backfill.status).toBe(202);
+      await eventually(async () => attempts.pending.length === 1);
+      attempts.finishNext();
+      await service.local.idle();
+      await service.local.judgeSlots(clock.set('2026-06-01T14:03:30Z'));
+      const listed = await service.request('GET', `/api/executions?jobId=${job.id}`);
+      executions = listed.body;
+      expect(
+        executions.map((e) => `${e.trigger} ${e.scheduledAt?.slice(11, 16) ?? '-'} ${e.status}`).sort(),
+      ).toEqual([
+        'backfill 13:50 success',
+        'null - success',
+        'schedule 14:01 failed',
+        'schedule 14:02 success',
+      ]);
+    });
+
+    it('does not draw a slot whose run failed as a success, in the strip or the slot table', async () => {
+      const slots = await slotsOf(job.id);
+      const failedSlot = slots.find((slot) => slot.scheduledAt === '2026-06-01T14:01:00.000Z')!;
+      expect(failedSlot.outcome).toBe('ran');
+      open = await openDashboard(browser, service.url, BROWSER_ZONE);
+      const { page } = open;
+      const strip = jobRow(page, 'flaky').getByRole('group', { name: 'Recent slots of flaky, oldest first' });
+      const failedCell = strip.locator('.slot-cell[data-scheduled-at="2026-06-01T14:01:00.000Z"]');
+      const okCell = strip.locator('.slot-cell[data-scheduled-at="2026-06-01T14:02:00.000Z"]');
+      // Its state keeps the ledger's name; its hover text says how the run ended.
+      await strip.getByRole('img', { name: /: ran, its run failed$/ }).waitFor();
+      expect(await failedCell.getAttribute('data-outcome')).toBe('ran');
+      expect(await failedCell.getAttribute('title')).toBe(
+        `Jun 1, 2026, ${berlinTime(failedSlot.scheduledAt)}: ran, its run failed`,
+      );
+      // Neither the success's glyph nor its colour.
+      const look = (cell: Locator) =>
+        cell.evaluate((element) => ({
+          glyph: (element as unknown as { textContent: string }).textContent,
+          colour: (
+            globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+          ).getComputedStyle(element).backgroundColor,
+        }));
+      const failed = await look(failedCell);
+      const ok = await look(okCell);
+      expect(ok.glyph).toBe('✓');
+      expect(failed.glyph).not.toBe('✓');
+      expect(failed.colour).not.toBe(ok.colour);
+      expect(await okCell.getAttribute('title')).toMatch(/: ran$/);
+
+      // The job page's slot table says it in the outcome's badge.
+      await page.goto(`${service.url}/#/jobs/${job.id}`);
+      const row = page.locator('table.slot-history tbody tr[data-run-status="failed"]');
+      await row.waitFor();
+      expect(await row.locator('time').first().getAttribute('datetime')).toBe(failedSlot.scheduledAt);
+      const badge = row.locator('.slot-badge');
+      expect((await badge.textContent())?.trim()).toBe('✗ran · its run failed');
+      expect(
+        await badge.evaluate(
+          (element) =>
+            (
+              globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+            ).getComputedStyle(element).backgroundColor,
+        ),
+      ).not.toBe(ok.colour);
+      await screenshot(page, 'dashboard-slot-failed-run.png');
+    });
+
+    it('says what started each run, and the slot it was for, in the list and on its page', async () => {
+      open = await openDashboard(browser, service.url, {
+        ...BROWSER_ZONE,
+        hash: `#/executions?jobId=${job.id}`,
+      });
+      const { page } = open;
+      const rows = page.locator('.executions-table tbody tr');
+      await eventually(async () => (await rows.count()) === executions.length);
+      const slotText = (iso: string) => `slot Jun 1, 2026, ${berlinTime(iso)}`;
+      const expected: Record<string, string> = { schedule: 'scheduled', backfill: 'backfill' };
+      for (const execution of executions) {
+        const tag = page.locator(`tr[data-execution-id="${execution.id}"] .trigger-tag`);
+        const word = execution.trigger ? expected[execution.trigger]! : 'by hand';
+        expect(await tag.textContent()).toBe(word);
+        expect(await tag.getAttribute('title')).toBe(
+          execution.scheduledAt ? `${word} · ${slotText(execution.scheduledAt)}` : word,
+        );
+      }
+
+      // The backfill's page: "backfill · slot Jun 1, 2026, 03:50:00 PM" (13:50 UTC in Berlin).
+      const backfilled = executions.find((e) => e.trigger === 'backfill')!;
+      await page.goto(`${service.url}/#/executions/${backfilled.id}`);
+      await page.getByRole('heading', { name: `flaky · execution #${backfilled.id}` }).waitFor();
+      const trigger = page
+        .locator('.fact', { has: page.locator('dt', { hasText: /^Trigger$/ }) })
+        .locator('dd');
+      expect(await trigger.textContent()).toBe('backfill · slot Jun 1, 2026, 03:50:00 PM');
+      expect(await trigger.locator('time').getAttribute('datetime')).toBe('2026-06-01T13:50:00.000Z');
+      // A run by hand has no slot.
+      const byHand = executions.find((e) => e.trigger === null)!;
+      await page.goto(`${service.url}/#/executions/${byHand.id}`);
+      await page.getByRole('heading', { name: `flaky · execution #${byHand.id}` }).waitFor();
+      expect(await trigger.textContent()).toBe('by hand');
+    });
+  });
+
   describe('the backfill dialog', () => {
     const openDialog = async (page: Page, name: string) => {
       await page.getByRole('heading', { name }).waitFor();
@@ -456,6 +588,23 @@ describe('slot ledger in the dashboard', () => {
       });
       while (attempts.pending.length > 0) attempts.finishNext();
       await service.local.idle();
+    });
+
+    it('shows the time in a refusal in the browser’s time zone, as the form’s, not in UTC', async () => {
+      clock.set('2026-06-02T12:00:30Z');
+      const job = await createJob({ name: 'too-far', schedule: '0 * * * *' });
+      open = await openDashboard(browser, service.url, { ...BROWSER_ZONE, hash: `#/jobs/${job.id}` });
+      const { page } = open;
+      const dialog = await openDialog(page, 'too-far');
+      // 16:00 in Berlin is 14:00 UTC: two hours after the service's now (12:00:30 UTC).
+      await dialog.getByLabel('From').fill('2026-06-02T10:00');
+      await dialog.getByLabel('To').fill('2026-06-02T16:00');
+      await dialog.getByRole('button', { name: 'Start backfill' }).click();
+      const refusal = dialog.getByRole('alert');
+      await refusal.waitFor();
+      expect(await refusal.textContent()).toBe(
+        'to: must not be in the future (it is Jun 2, 2026, 02:00:30 PM): a backfill runs slots that have passed',
+      );
     });
 
     it('shows why a disabled job cannot be backfilled', async () => {

@@ -2,12 +2,13 @@
 // The range is typed as wall-clock times of the browser's own time zone (datetime-local inputs
 // carry no zone) and sent as the UTC instants the dialog spells out, so nobody has to guess which
 // 02:00 was meant. The service's refusals (400: a bad range; 409: a disabled job, a backfill still
-// going) are shown as the service words them.
+// going) are shown as the service words them, but with any instant in them in local time, as the
+// form's own times are (the service writes UTC).
 // Contract: POST /api/jobs/:id/backfill { from, to, concurrency } → 202 { slots }.
 
 import { api } from './api.js';
 import { field, h, setFieldError, setText } from './dom.js';
-import { LOCAL_TIME_ZONE, plural } from './format.js';
+import { LOCAL_TIME_ZONE, localizeInstants, plural } from './format.js';
 import { openDialog } from './ui.js';
 
 const MAX_CONCURRENCY = 10;
@@ -98,7 +99,7 @@ export function openBackfillDialog(job, { onStarted } = {}) {
       setText(close, 'Close');
       onStarted?.(answer);
     } catch (error) {
-      showResult('error', error.message);
+      showResult('error', localizeInstants(error.message));
     } finally {
       submit.disabled = false;
     }

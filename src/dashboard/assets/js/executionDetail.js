@@ -5,6 +5,7 @@ import { h, replaceChildren } from './dom.js';
 import { formatBytes, formatDateTime, formatDuration, formatRelative, plural } from './format.js';
 import { statusBadge, toast } from './ui.js';
 import { executionsHash } from './executions.js';
+import { triggerText } from './trigger.js';
 
 export function createExecutionDetailView(section) {
   let currentId = null;
@@ -66,6 +67,21 @@ export function createExecutionDetailView(section) {
         'dl',
         { class: 'facts' },
         fact('Job', h('a', { href: executionsHash({ jobId: String(execution.jobId) }) }, execution.jobName)),
+        // Whatever started it, and for which slot: a backfill of last week is not last night's run.
+        fact(
+          'Trigger',
+          h(
+            'span',
+            { class: 'trigger-tag', dataset: { trigger: execution.trigger ?? 'manual' } },
+            triggerText(execution),
+          ),
+          execution.scheduledAt
+            ? [
+                ' · slot ',
+                h('time', { datetime: execution.scheduledAt }, formatDateTime(execution.scheduledAt)),
+              ]
+            : null,
+        ),
         fact(
           'Started',
           h('time', { datetime: execution.startedAt }, formatDateTime(execution.startedAt)),

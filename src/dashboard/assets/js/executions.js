@@ -3,6 +3,7 @@
 import { api } from './api.js';
 import { h, reconcile, replaceChildren, setAttr, setText } from './dom.js';
 import { formatCompact, formatDateTime, formatDuration, formatRelative } from './format.js';
+import { describeTrigger, triggerText } from './trigger.js';
 import { statusBadge, updateStatusBadge } from './ui.js';
 
 const STATUSES = ['running', 'success', 'failed', 'timeout', 'skipped'];
@@ -109,6 +110,8 @@ export function createExecutionsView(section, ctx) {
     const p = {};
     p.badge = statusBadge(execution.status);
     p.job = h('a', { class: 'link-strong' });
+    // What started the run, a word beside its job; the slot it was for on hover.
+    p.trigger = h('span', { class: 'trigger-tag' });
     p.started = h('time', {});
     p.ago = h('span', { class: 'muted small' });
     p.duration = h('span', { class: 'num' });
@@ -119,7 +122,7 @@ export function createExecutionsView(section, ctx) {
       'tr',
       { class: 'row-link' },
       h('td', { dataset: { label: 'Status' } }, p.badge),
-      h('td', { dataset: { label: 'Job' } }, p.job),
+      h('td', { dataset: { label: 'Job' } }, p.job, ' ', p.trigger),
       h('td', { dataset: { label: 'Started' } }, p.started, ' ', p.ago),
       h('td', { dataset: { label: 'Duration' } }, p.duration),
       h('td', { dataset: { label: 'Exit code' } }, p.exit),
@@ -143,6 +146,9 @@ export function createExecutionsView(section, ctx) {
     updateStatusBadge(p.badge, execution.status);
     setText(p.job, execution.jobName);
     setAttr(p.job, 'href', executionsHash({ ...params, jobId: String(execution.jobId) }));
+    p.trigger.dataset.trigger = execution.trigger ?? 'manual';
+    setText(p.trigger, triggerText(execution));
+    setAttr(p.trigger, 'title', describeTrigger(execution));
     setText(p.started, formatCompact(execution.startedAt));
     setAttr(p.started, 'datetime', execution.startedAt);
     setAttr(p.started, 'title', formatDateTime(execution.startedAt));

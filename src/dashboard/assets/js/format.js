@@ -130,3 +130,14 @@ export function toLocalInputValue(date) {
     `T${pad(date.getHours())}:${pad(date.getMinutes())}`
   );
 }
+
+// An ISO 8601 instant as the service writes one in a message: UTC, "Z" or an offset.
+const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})/g;
+
+/**
+ * The service's words with every instant in them shown as the page shows times (local, English):
+ * a form that works in local time must not answer in UTC.
+ */
+export function localizeInstants(text) {
+  return String(text).replace(ISO_INSTANT, (instant) => formatDateTime(instant));
+}

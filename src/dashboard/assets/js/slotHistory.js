@@ -6,18 +6,21 @@
 import { api } from './api.js';
 import { h, reconcile, replaceChildren, setAttr, setText } from './dom.js';
 import { formatDateTime, formatDuration, LOCAL_TIME_ZONE } from './format.js';
-import { outcomeLook } from './slotLook.js';
+import { withRunStatus } from './slotRuns.js';
+import { outcomeLook, runFailureText } from './slotLook.js';
 import { toast } from './ui.js';
 
 const PAGE_SIZE = 25;
 
-function slotBadge(outcome) {
-  const look = outcomeLook(outcome);
+/** The outcome as a badge; a slot whose run failed says so in it ("ran · its run failed"). */
+function slotBadge(outcome, runStatus) {
+  const look = outcomeLook(outcome, runStatus);
+  const failure = runFailureText(runStatus);
   return h(
     'span',
     { class: `slot-badge ${look.className}` },
     h('span', { 'aria-hidden': 'true' }, look.glyph),
-    look.text,
+    failure ? `${look.text} · ${failure}` : look.text,
   );
 }
 
@@ -95,10 +98,12 @@ export function createSlotHistory() {
     row.dataset.outcome = slot.outcome;
     setText(p.when, formatDateTime(slot.scheduledAt));
     setAttr(p.when, 'datetime', slot.scheduledAt);
-    if (p.outcome.dataset.outcome !== slot.outcome) {
-      p.outcome.dataset.outcome = slot.outcome;
-      replaceChildren(p.outcome, slotBadge(slot.outcome));
+    const lookKey = `${slot.outcome} ${slot.runStatus ?? ''}`;
+    if (p.outcome.dataset.key !== lookKey) {
+      p.outcome.dataset.key = lookKey;
+      replaceChildren(p.outcome, slotBadge(slot.outcome, slot.runStatus));
     }
+    setAttr(row, 'data-run-status', slot.runStatus ?? null);
     setText(p.started, slot.startedAt ? formatDateTime(slot.startedAt) : '—');
     setAttr(p.started, 'datetime', slot.startedAt ?? null);
     setText(
@@ -146,7 +151,9 @@ export function createSlotHistory() {
   async function load() {
     const id = jobId;
     const to = cursors[cursors.length - 1];
-    const slots = await api.listSlots(id, { to: to ?? undefined, limit: PAGE_SIZE + 1 });
+    const listed = await api.listSlots(id, { to: to ?? undefined, limit: PAGE_SIZE + 1 });
+    // Older pages reach past the job's latest executions: their runs are read one by one (once).
+    const slots = await withRunStatus(id, listed, { exact: true });
     if (id === jobId && to === cursors[cursors.length - 1]) shownSlots = render(slots);
   }
 

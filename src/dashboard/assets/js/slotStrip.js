@@ -33,14 +33,16 @@ export function createSlotStrip() {
     setJobName(name) {
       setAttr(element, 'aria-label', `Recent slots of ${name}, oldest first`);
     },
-    /** Shows the slots as the API lists them (newest first). */
+    /** Shows the slots as the API lists them (newest first), with their `runStatus` (slotRuns.js). */
     update(slots) {
       if (slots.length === 0) {
         showNothing();
         return;
       }
       // Polling hands the same slots again and again: rebuild only on a change.
-      const key = slots.map((slot) => `${slot.scheduledAt} ${slot.outcome} ${slot.reason ?? ''}`).join('\n');
+      const key = slots
+        .map((slot) => `${slot.scheduledAt} ${slot.outcome} ${slot.runStatus ?? ''} ${slot.reason ?? ''}`)
+        .join('\n');
       if (key === shownKey) return;
       shownKey = key;
       note.hidden = true;
@@ -48,7 +50,7 @@ export function createSlotStrip() {
       replaceChildren(
         cells,
         [...slots].reverse().map((slot) => {
-          const look = outcomeLook(slot.outcome);
+          const look = outcomeLook(slot.outcome, slot.runStatus);
           const label = describeSlot(slot);
           return h(
             'span',
@@ -57,7 +59,11 @@ export function createSlotStrip() {
               role: 'img',
               'aria-label': label,
               title: label,
-              dataset: { outcome: slot.outcome, scheduledAt: slot.scheduledAt },
+              dataset: {
+                outcome: slot.outcome,
+                scheduledAt: slot.scheduledAt,
+                runStatus: slot.runStatus ?? undefined,
+              },
             },
             look.glyph,
           );

@@ -4,6 +4,7 @@
 // older than a minute (an older missed slot may have turned late since).
 
 import { api } from './api.js';
+import { withRunStatus } from './slotRuns.js';
 
 const STRIP_SLOTS = 16;
 const MAX_REQUESTS_IN_FLIGHT = 3;
@@ -62,7 +63,8 @@ export function createSlotStripLoader() {
     entry.loading = true;
     const key = entry.key;
     try {
-      entry.strip.update(await api.listSlots(entry.jobId, { limit: STRIP_SLOTS }));
+      const slots = await api.listSlots(entry.jobId, { limit: STRIP_SLOTS });
+      entry.strip.update(await withRunStatus(entry.jobId, slots));
     } catch (error) {
       // Not retried before it is stale: a failing answer would otherwise be asked for again at once.
       entry.strip.showError(error.message);
