@@ -1,5 +1,6 @@
 import type { Queryable } from '../../store/database';
 import { previewOf } from '../shared/preview';
+import { isStoredId } from '../shared/validation';
 import {
   DRAFT_FIELDS,
   type DraftCreate,
@@ -36,8 +37,12 @@ const column = (field: DraftField) => `"${field}"`;
 const DRAFT_COLUMNS = `id, identity_id, ${DRAFT_FIELDS.map(column).join(', ')}, created_at, updated_at`;
 const LIST_COLUMNS = LIST_FIELDS.join(', ');
 
-/** One identity's drafts, the most recently updated first (id breaks ties, newest first). */
+/**
+ * One identity's drafts, the most recently updated first (id breaks ties, newest first). An
+ * identity that is no stored id (1.5, 2147483648) has none, known without asking the database.
+ */
 export async function listDrafts(db: Queryable, identityId: number): Promise<DraftListItem[]> {
+  if (!isStoredId(identityId)) return [];
   const { rows } = await db.query<DraftListItem>(
     `SELECT ${LIST_COLUMNS} FROM mail_drafts WHERE identity_id = $1 ORDER BY updated_at DESC, id DESC`,
     [identityId],

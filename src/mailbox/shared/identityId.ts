@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_INTEGER_ID, reject } from './validation';
+import { isStoredId, reject } from './validation';
 
 const INVALID = 'Invalid identity_id: must be a positive integer';
 
@@ -9,7 +9,7 @@ export const identityIdInBody = z
   .optional()
   .transform((value, ctx): number => {
     if (!value) return reject(ctx, 'identity_id is required');
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_INTEGER_ID) {
+    if (typeof value !== 'number' || !isStoredId(value)) {
       return reject(ctx, INVALID);
     }
     return value;
@@ -18,7 +18,7 @@ export const identityIdInBody = z
 /**
  * `identity_id` of `GET /drafts`, as the spec words it: a query value whose JavaScript `Number` is
  * finite and at least 1. A number that is no stored id (1.5, 2147483648) is valid and simply
- * names an identity without drafts: `isStoredId` tells which.
+ * names an identity without drafts (`listDrafts` answers it without a query).
  */
 export const identityIdToList = z
   .unknown()
@@ -29,11 +29,6 @@ export const identityIdToList = z
     if (!Number.isFinite(id) || id < 1) return reject(ctx, INVALID);
     return id;
   });
-
-/** Whether `id` can be the id of a stored row: an integer from 1 to the column's maximum. */
-export function isStoredId(id: number): boolean {
-  return Number.isInteger(id) && id >= 1 && id <= MAX_INTEGER_ID;
-}
 
 /**
  * `identity_id` in a query string that names the identity of a message to store: decimal digits
@@ -46,6 +41,6 @@ export const identityIdInQuery = z
     if (value === undefined || value === '') return reject(ctx, 'identity_id query parameter is required');
     if (typeof value !== 'string' || !/^\s*[0-9]+\s*$/.test(value)) return reject(ctx, INVALID);
     const id = Number(value);
-    if (id < 1 || id > MAX_INTEGER_ID) return reject(ctx, INVALID);
+    if (!isStoredId(id)) return reject(ctx, INVALID);
     return id;
   });

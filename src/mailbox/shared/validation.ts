@@ -5,6 +5,11 @@ import { badRequest } from '../../httpKit/httpError';
 /** Largest value of a Postgres `integer`: ids above it cannot exist and must not reach SQL. */
 export const MAX_INTEGER_ID = 2147483647;
 
+/** Whether `id` can be the id of a stored row: an integer from 1 to the column's maximum. */
+export function isStoredId(id: number): boolean {
+  return Number.isInteger(id) && id >= 1 && id <= MAX_INTEGER_ID;
+}
+
 /**
  * Parses `input` with `schema`, or throws a 400 for the first issue. Messages that the spec fixes
  * word for word ("identity_id is required") are raised with `reject` and reported verbatim; every

@@ -10,6 +10,13 @@ import { api } from './api.js';
 const RECENT_EXECUTIONS = 100;
 /** Status of finished executions by id: a finished execution's status never changes. */
 const finished = new Map();
+/** A tab left open for weeks keeps only the latest: older ones are looked up again if shown. */
+const MAX_REMEMBERED = 5_000;
+
+function keep(id, status) {
+  finished.set(id, status);
+  if (finished.size > MAX_REMEMBERED) finished.delete(finished.keys().next().value);
+}
 
 /** The execution that says how a slot's run ended: its latest, the last attempt of its last run. */
 function latestExecutionId(slot) {
@@ -17,7 +24,7 @@ function latestExecutionId(slot) {
 }
 
 function remember(execution) {
-  if (execution.status !== 'running') finished.set(execution.id, execution.status);
+  if (execution.status !== 'running') keep(execution.id, execution.status);
 }
 
 /**
@@ -41,7 +48,7 @@ export async function withRunStatus(jobId, slots, { exact = false } = {}) {
             remember(await api.getExecution(id));
           } catch (error) {
             // Gone (pruned): there is nothing to tell, and nothing to ask for again.
-            if (error.status === 404) finished.set(id, null);
+            if (error.status === 404) keep(id, null);
           }
         }),
       );
