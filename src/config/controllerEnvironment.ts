@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VERSION } from '../version';
 import { kubernetesScope } from './environment';
 
 /**
@@ -20,6 +21,9 @@ export interface ControllerEnvironment {
   resyncSeconds: number;
 }
 
+/** The image job pods run by default: this release's. */
+const DEFAULT_JOB_IMAGE = `ghcr.io/crondeck/crondeck:${VERSION}`;
+
 const schema = z.object({
   DATABASE_URL: z.string({ error: 'is required: the controller shares the service’s database' }),
   SERVICE_REPORT_SECRET: z
@@ -27,7 +31,10 @@ const schema = z.object({
     .min(32, { error: 'must be at least 32 characters' }),
   CRONDECK_WATCH_NAMESPACE: z.string().optional(),
   POD_NAMESPACE: z.string().optional(),
-  CRONDECK_IMAGE: z.string().default('ghcr.io/crondeck/crondeck:latest'),
+  // The image of this release, as the chart and deploy/ set it: `latest` would make a cluster pull
+  // it on every run (its default pull policy for that tag), so an image loaded on the nodes (kind
+  // load) could never be used, and a later release's runner could report to this one.
+  CRONDECK_IMAGE: z.string().default(DEFAULT_JOB_IMAGE),
   CRONDECK_REPORT_URL: z.url({
     error: 'is required: the URL pods report to, e.g. http://crondeck.crondeck.svc:7433',
   }),

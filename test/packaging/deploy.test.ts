@@ -12,6 +12,7 @@ import {
   problemsOf,
   securityProblems,
 } from './checkObjects';
+import { readControllerEnvironment } from '../../src/config/controllerEnvironment';
 import {
   REPO_ROOT,
   crdFiles,
@@ -86,6 +87,15 @@ describe('deploy/base', () => {
     expect(ctl.env.find((e: AnyObject) => e.name === 'CRONDECK_REPORT_URL').value).toBe(
       'http://crondeck.crondeck.svc:7433',
     );
+  });
+
+  test('runs job pods on its own image, which is also what the controller picks without CRONDECK_IMAGE', () => {
+    const ctl = find(objs(), 'Deployment', 'crondeck-controller').spec.template.spec.containers[0];
+    const env = processEnv(ctl);
+    expect(env.CRONDECK_IMAGE).toBe(ctl.image);
+    // Not `latest`, which a cluster pulls on every run: an image loaded on the nodes would never do.
+    const { CRONDECK_IMAGE: _set, ...withoutImage } = env;
+    expect(readControllerEnvironment(withoutImage).image).toBe(ctl.image);
   });
 
   test('gives the controller the settings the API reads (time zone, retention, alerts) with the same values', () => {
