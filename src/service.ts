@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { type Alerting, type AlertingOptions, createAlerting } from './alerts/alerting';
+import { ExecutionLists } from './caching/executionLists';
 import { type Clock, systemClock } from './domain/clock';
 import type { DeclaredJob } from './config/jobsFile';
 import type { Environment } from './config/environment';
@@ -149,12 +150,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   alerting.start();
   const stopRetention = scheduleRetention(pool, clock, env.retentionDays, logger);
 
+  const executionLists = new ExecutionLists(pool);
   const app = createApp({
     pool,
     genericPlanPool: db.genericPlanPool,
     logger,
     clock,
     jobs,
+    executionLists,
     scheduler,
     slots: new SlotService(pool, runtime, clock, env.defaultTimeZone),
     metrics: new ServiceMetrics(VERSION),
@@ -164,7 +167,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     apiToken: env.apiToken,
     defaultTimeZone: env.defaultTimeZone,
   });
-  const server = await listen(app, frontDoor(jobs, env.apiToken), env.port, env.host);
+  const server = await listen(app, frontDoor({ jobs, executionLists }, env.apiToken), env.port, env.host);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;

@@ -7,6 +7,7 @@ import { dashboardRouter } from '../dashboard/router';
 import type { Logger } from '../logging/logger';
 import { mailboxRouter } from '../mailbox/routes';
 import { cachedDatabaseSize } from '../caching/databaseSize';
+import type { ExecutionLists } from '../caching/executionLists';
 import { METRICS_CONTENT_TYPE, type ServiceMetrics } from '../metrics/metrics';
 import { readMetricsSnapshot } from '../metrics/snapshot';
 import type { JobService } from '../scheduling/jobService';
@@ -36,6 +37,8 @@ export interface AppDeps {
   logger: Logger;
   clock: Clock;
   jobs: JobService;
+  /** The executions list's rendered pages, shared with the front door. */
+  executionLists: ExecutionLists;
   scheduler: SchedulerControl;
   /** The slot ledger: its history, backfills, and the claims runners make. */
   slots: SlotService;
@@ -95,7 +98,7 @@ export function createApp(deps: AppDeps): Express {
   api.use('/jobs/:id/alerts', alertsRouter(deps.alerts));
   api.use('/jobs/:id', slotsRouter(deps.slots));
   api.use('/jobs', jobsRouter(deps.jobs));
-  api.use('/executions', executionsRouter(deps.pool));
+  api.use('/executions', executionsRouter(deps.pool, deps.executionLists));
   api.use('/scheduler', schedulerRouter(deps.scheduler));
   api.get('/stats', async (_req, res) => {
     res.json(await computeStats(deps.pool, deps.clock));

@@ -1,21 +1,30 @@
+import type { ExecutionLists } from '../../caching/executionLists';
 import type { JobService } from '../../scheduling/jobService';
 import { bearerTokenCheck } from '../auth';
 import type { FrontHandler } from '../server';
+import { executionList } from './executionList';
 import { jobCreation } from './jobCreation';
 import { jobRead } from './jobRead';
 
+/** What the front door answers from: the same parts the routes use. */
+export interface FrontDoorParts {
+  jobs: JobService;
+  executionLists: ExecutionLists;
+}
+
 /**
  * The requests answered in front of the app, because they come often and the app's stack is most
- * of their cost: a job's read (polled by dashboards) and a job's creation (scripts and controllers
- * create thousands). Each takes only its plainest form and hands every other request, and every
- * failure, to the app (docs/development.md, "The front door").
+ * of their cost: a job's read and the executions list (polled by dashboards), and a job's creation
+ * (scripts and controllers create thousands). Each takes only its plainest form and hands every
+ * other request, and every failure, to the app (docs/development.md, "The front door").
  */
-export function frontDoor(jobs: JobService, apiToken: string | null): FrontHandler {
+export function frontDoor(parts: FrontDoorParts, apiToken: string | null): FrontHandler {
   const authorized = apiToken === null ? () => true : bearerTokenCheck(apiToken);
-  const read = jobRead(jobs, authorized);
-  const create = jobCreation(jobs, authorized);
+  const read = jobRead(parts.jobs, authorized);
+  const list = executionList(parts.executionLists, authorized);
+  const create = jobCreation(parts.jobs, authorized);
   return (req, res, toApp) => {
-    if (req.method === 'GET') read(req, res, toApp);
+    if (req.method === 'GET') (req.url?.startsWith('/api/executions') ? list : read)(req, res, toApp);
     else if (req.method === 'POST') create(req, res, toApp);
     else toApp();
   };

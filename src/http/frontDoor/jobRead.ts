@@ -1,9 +1,9 @@
-import type { IncomingMessage } from 'node:http';
 import { pathIdSchema } from '../../httpKit/validate';
 import type { JobService } from '../../scheduling/jobService';
 import { renderJob } from '../routes/jobs';
 import type { FrontHandler } from '../server';
 import { answerJson } from './answerJson';
+import { isPlainRead } from './plainRead';
 
 /** The only requests answered here: `GET /api/jobs/<digits>`, with or without a query string. */
 const JOB_READ = /^\/api\/jobs\/([0-9]+)(?:\?|$)/;
@@ -29,8 +29,7 @@ export function jobRead(
   authorized: (authorization: string | undefined) => boolean,
 ): FrontHandler {
   return (req, res, toApp) => {
-    const plain = !hasBody(req) && !isConditional(req);
-    const match = plain ? JOB_READ.exec(req.url ?? '') : null;
+    const match = isPlainRead(req) ? JOB_READ.exec(req.url ?? '') : null;
     const id = match ? pathIdSchema.safeParse(match[1]) : undefined;
     if (!id?.success || !authorized(req.headers.authorization)) {
       toApp();
@@ -42,18 +41,4 @@ export function jobRead(
       toApp,
     );
   };
-}
-
-/** As the JSON parser sees it: a request whose body could be parsed (or refused) by the app. */
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
-/**
- * A conditional GET: res.send answers it 304 when it is fresh, and `If-None-Match: *` is fresh
- * even without an ETag (the app sends none). The app decides these.
- */
-function isConditional(req: IncomingMessage): boolean {
-  return req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined;
 }

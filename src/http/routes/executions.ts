@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { z } from 'zod';
 import { type Execution, FINAL_STATUSES } from '../../domain/execution';
 import { notFound } from '../../domain/errors';
-import { ExecutionLists } from '../../caching/executionLists';
+import type { ExecutionLists } from '../../caching/executionLists';
 import { findExecution } from '../../store/executions';
 import { singleQueryValue } from '../../httpKit/queryParams';
 import { parseOrThrow, parsePathId, pathIdSchema } from '../../httpKit/validate';
@@ -16,7 +16,8 @@ const MAX_EXECUTIONS_LIMIT = 1000;
  */
 const LISTED_STATUSES = [...FINAL_STATUSES, 'running'] as const;
 
-const listQuerySchema = z.object({
+/** The list's query string, as Express's query parser (node:querystring) leaves it. */
+export const executionListQuerySchema = z.object({
   jobId: singleQueryValue(pathIdSchema.optional()),
   status: singleQueryValue(
     z.enum(LISTED_STATUSES, { error: `must be one of ${LISTED_STATUSES.join(', ')}` }).optional(),
@@ -62,17 +63,22 @@ function jsonValue<T>(value: Date | T): string | null | T {
   return Number.isFinite(value.getTime()) ? value.toISOString() : null;
 }
 
-export function executionsRouter(pool: Pool): Router {
-  const router = Router();
-  const lists = new ExecutionLists(pool);
+/**
+ * A page of the list: newest first, finished executions unless `?status=running` asks for attempts
+ * in progress; items leave out stdout/stderr, which the single read has. The bytes are those of
+ * res.json.
+ */
+export function renderExecutionList(executions: Execution[]): Buffer {
+  return Buffer.from(JSON.stringify(executions.map(summaryToJson)));
+}
 
-  // Newest first, finished executions unless `?status=running` asks for attempts in progress;
-  // items leave out stdout/stderr, which the single read has. The bytes are those of res.json.
+/** `lists` keeps the rendered pages; the front door answers plain reads from the same pages. */
+export function executionsRouter(pool: Pool, lists: ExecutionLists): Router {
+  const router = Router();
+
   router.get('/', async (req, res) => {
-    const query = parseOrThrow(listQuerySchema, req.query);
-    const body = await lists.get(query, (executions) =>
-      Buffer.from(JSON.stringify(executions.map(summaryToJson))),
-    );
+    const query = parseOrThrow(executionListQuerySchema, req.query);
+    const body = await lists.get(query, renderExecutionList);
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(body);
   });
