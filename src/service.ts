@@ -26,6 +26,7 @@ import { SLOT_JUDGE_LOCK_KEY, SlotJudgeLoop } from './scheduling/slotJudgeLoop';
 import { AdvisoryLockLeadership } from './runtime/local/leadership';
 import type { Database } from './store/database';
 import { migrate } from './store/migrate';
+import { waitForDatabase } from './store/waitForDatabase';
 import { VERSION } from './version';
 
 export interface ServiceOptions {
@@ -68,7 +69,8 @@ export interface RunningService {
 }
 
 /**
- * Wires the service from its parts and starts it: migrations, the runtime, the HTTP server. This
+ * Wires the service from its parts and starts it: the wait for a database server that is not up
+ * yet, migrations, the runtime, the HTTP server. This
  * is the one place where the parts meet; `cli.ts` calls it with real parts, tests with test parts.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
@@ -76,6 +78,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const clock = options.clock ?? systemClock;
   const pool = db.pool;
 
+  await waitForDatabase(db, { waitSeconds: env.databaseWaitSeconds, logger });
   await migrate(pool, logger);
   const alerting = createAlerting({
     pool,

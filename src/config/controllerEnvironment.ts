@@ -10,9 +10,14 @@ export interface ControllerEnvironment {
   reportSecret: string;
   /** Null: all namespaces. */
   watchNamespace: string | null;
-  /** The service's namespace: the Lease lives there, its jobs keep unqualified names. */
+  /** Where the REST API creates ScheduledJobs: its jobs keep unqualified names (kubernetesScope). */
   homeNamespace: string;
+  /** The controller's own namespace, where its Lease lives. */
+  leaseNamespace: string;
   image: string;
+  /** The pull policy and pull Secrets of job pods, as the chart sets them for its own pods. */
+  imagePullPolicy?: ImagePullPolicy;
+  imagePullSecrets?: string[];
   reportUrl: string;
   identity: string;
   leaderElection: boolean;
@@ -20,6 +25,11 @@ export interface ControllerEnvironment {
   /** Every ScheduledJob and Job is reconciled again this often, whatever the watches said. */
   resyncSeconds: number;
 }
+
+const IMAGE_PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
+type ImagePullPolicy = (typeof IMAGE_PULL_POLICIES)[number];
+/** A Secret's name: a DNS subdomain. */
+const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** The image job pods run by default: this release's. */
 const DEFAULT_JOB_IMAGE = `ghcr.io/crondeck/crondeck:${VERSION}`;
@@ -35,6 +45,20 @@ const schema = z.object({
   // it on every run (its default pull policy for that tag), so an image loaded on the nodes (kind
   // load) could never be used, and a later release's runner could report to this one.
   CRONDECK_IMAGE: z.string().default(DEFAULT_JOB_IMAGE),
+  CRONDECK_IMAGE_PULL_POLICY: z
+    .enum(IMAGE_PULL_POLICIES, { error: `must be one of ${IMAGE_PULL_POLICIES.join(', ')}` })
+    .optional(),
+  // Names of Secrets in the jobs' namespace, separated by commas.
+  CRONDECK_IMAGE_PULL_SECRETS: z
+    .string()
+    .transform((names) =>
+      names
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(SECRET_NAME, { error: 'must be Secret names separated by commas' })))
+    .default([]),
   CRONDECK_REPORT_URL: z.url({
     error: 'is required: the URL pods report to, e.g. http://crondeck.crondeck.svc:7433',
   }),
@@ -75,7 +99,10 @@ export function readControllerEnvironment(env: NodeJS.ProcessEnv): ControllerEnv
     reportSecret: e.SERVICE_REPORT_SECRET,
     watchNamespace: scope.watchNamespace,
     homeNamespace: scope.namespace,
+    leaseNamespace: scope.leaseNamespace,
     image: e.CRONDECK_IMAGE,
+    imagePullPolicy: e.CRONDECK_IMAGE_PULL_POLICY,
+    imagePullSecrets: e.CRONDECK_IMAGE_PULL_SECRETS,
     reportUrl: e.CRONDECK_REPORT_URL,
     identity: e.POD_NAME ?? e.HOSTNAME ?? `crondeck-controller-${process.pid}`,
     leaderElection: e.CRONDECK_LEADER_ELECTION === 'true',

@@ -18,6 +18,8 @@ export interface Environment {
   port: number;
   host: string;
   databaseUrl: string | null;
+  /** How long the start waits for a database server that does not take connections yet. */
+  databaseWaitSeconds: number;
   dataDir: string;
   apiToken: string | null;
   /** Secret behind the per-job tokens pods report with; null when pods do not report here. */
@@ -64,6 +66,11 @@ const environmentSchema = z.object({
   PORT: port.default(7433),
   HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().optional(),
+  SERVICE_DATABASE_WAIT_SECONDS: z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(0, { error: 'must be 0 or more seconds' })
+    .default(120),
   SERVICE_DATA_DIR: z.string().default('./data'),
   SERVICE_API_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
   SERVICE_REPORT_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
@@ -112,6 +119,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv, options: ListenOptions =
     port: flags.data['--port'] ?? e.PORT,
     host: flags.data['--host'] ?? e.HOST,
     databaseUrl: e.DATABASE_URL ?? null,
+    databaseWaitSeconds: e.SERVICE_DATABASE_WAIT_SECONDS,
     dataDir: e.SERVICE_DATA_DIR,
     apiToken: e.SERVICE_API_TOKEN ?? null,
     reportSecret: e.SERVICE_REPORT_SECRET ?? null,
@@ -133,18 +141,27 @@ export function readEnvironment(env: NodeJS.ProcessEnv, options: ListenOptions =
       .map((s) => s.trim())
       .filter(Boolean),
     runtime: e.SERVICE_RUNTIME,
-    kubernetes: kubernetesScope(e.POD_NAMESPACE, e.CRONDECK_WATCH_NAMESPACE),
+    kubernetes: serviceScope(kubernetesScope(e.POD_NAMESPACE, e.CRONDECK_WATCH_NAMESPACE)),
   };
 }
 
 /**
- * The service's own namespace (its pod's, else the watched one, else `default`) and the watched
- * one (`*`: all namespaces), as the controller reads them.
+ * Where the programs act, as both read it. `namespace` holds the ScheduledJobs the REST API creates,
+ * and its jobs keep unqualified names: the watched namespace when one is watched (the controller
+ * must see what the API writes, and the chart's Roles are granted there), else the pod's, else
+ * `default`. `watchNamespace` is the one watched (`*`: null, all). `leaseNamespace`, the pod's own,
+ * holds the controller's Lease, whatever it watches.
  */
 export function kubernetesScope(
   podNamespace: string | undefined,
   watchNamespace: string | undefined,
-): Environment['kubernetes'] {
-  const namespace = podNamespace ?? (watchNamespace === '*' ? undefined : watchNamespace) ?? 'default';
-  return { namespace, watchNamespace: watchNamespace === '*' ? null : (watchNamespace ?? namespace) };
+): Environment['kubernetes'] & { leaseNamespace: string } {
+  const watched = watchNamespace === '*' ? null : (watchNamespace ?? podNamespace ?? 'default');
+  const namespace = watched ?? podNamespace ?? 'default';
+  return { namespace, watchNamespace: watched, leaseNamespace: podNamespace ?? namespace };
+}
+
+/** What the service reads of the scope: it takes no Lease (its judge elects by advisory lock). */
+function serviceScope({ namespace, watchNamespace }: ReturnType<typeof kubernetesScope>) {
+  return { namespace, watchNamespace };
 }

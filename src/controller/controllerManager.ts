@@ -46,8 +46,10 @@ export interface ControllerOptions {
   desired: DesiredObjects;
   /** The namespace to watch; null watches all. */
   watchNamespace: string | null;
-  /** The service's own namespace: its jobs keep unqualified names; the Lease lives there. */
+  /** Where the REST API creates ScheduledJobs: its jobs keep unqualified names. */
   homeNamespace: string;
+  /** The controller's own namespace, where its Lease lives. */
+  leaseNamespace: string;
   reportSecret: string;
   defaultTimeZone: string;
   /** This replica's name (its pod name): the leader election identity and the events' instance. */
@@ -105,7 +107,7 @@ export class ControllerManager {
       ? new LeaderElector(
           {
             leases: this.cluster.coordination,
-            namespace: options.homeNamespace,
+            namespace: options.leaseNamespace,
             name: LEASE_NAME,
             identity: options.identity,
             logger: options.logger,

@@ -9,6 +9,7 @@ import type { Logger } from '../logging/logger';
 import { ExecutionRecorder } from '../scheduling/executionRecorder';
 import type { Database } from '../store/database';
 import { migrate } from '../store/migrate';
+import { waitForDatabase } from '../store/waitForDatabase';
 import { ControllerManager, type ControllerOptions } from './controllerManager';
 import { desiredCronJob } from './desired/cronJob';
 import { cronJobNeedsUpdate } from './desired/cronJobNeedsUpdate';
@@ -24,6 +25,8 @@ export interface RunningController {
 /** The pure desired-state functions, given what they need to know of this installation. */
 function desiredObjects(settings: {
   image: string;
+  imagePullPolicy: ControllerEnvironment['imagePullPolicy'];
+  imagePullSecrets: ControllerEnvironment['imagePullSecrets'];
   reportUrl: string;
   defaultTimeZone: string;
 }): DesiredObjects {
@@ -35,6 +38,8 @@ function desiredObjects(settings: {
         paused,
         suspended,
         image: settings.image,
+        imagePullPolicy: settings.imagePullPolicy,
+        imagePullSecrets: settings.imagePullSecrets,
         reportUrl: settings.reportUrl,
         defaultTimeZone: settings.defaultTimeZone,
       }),
@@ -43,7 +48,8 @@ function desiredObjects(settings: {
 }
 
 /**
- * Wires `crondeck controller` from its parts: the database (migrated, as the service does), the
+ * Wires `crondeck controller` from its parts: the database (waited for and migrated, as the service
+ * does), the
  * execution recorder with the alert outbox (runs the controller records alert like any other; the
  * service's worker delivers them), the manager, and a small health server for the kubelet's probes
  * and Prometheus.
@@ -64,6 +70,7 @@ export async function startController(options: {
 }): Promise<RunningController> {
   const { env, controllerEnv, db, logger } = options;
   const clock = options.clock ?? systemClock;
+  await waitForDatabase(db, { waitSeconds: env.databaseWaitSeconds, logger });
   await migrate(db.pool, logger);
   const alerting = createAlerting({
     pool: db.pool,
@@ -82,11 +89,14 @@ export async function startController(options: {
     overruns: alerting.overruns,
     desired: desiredObjects({
       image: controllerEnv.image,
+      imagePullPolicy: controllerEnv.imagePullPolicy,
+      imagePullSecrets: controllerEnv.imagePullSecrets,
       reportUrl: controllerEnv.reportUrl,
       defaultTimeZone: env.defaultTimeZone,
     }),
     watchNamespace: controllerEnv.watchNamespace,
     homeNamespace: controllerEnv.homeNamespace,
+    leaseNamespace: controllerEnv.leaseNamespace,
     reportSecret: controllerEnv.reportSecret,
     defaultTimeZone: env.defaultTimeZone,
     identity: controllerEnv.identity,

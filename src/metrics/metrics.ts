@@ -65,7 +65,7 @@ export class ServiceMetrics {
   private readonly paused: Gauge;
   private readonly dbSize: Gauge;
   private readonly slots: Counter<'outcome'>;
-  private readonly lastSuccess: Gauge<'job'>;
+  private readonly lastSuccess: Gauge<'job_name'>;
 
   constructor(version: string) {
     const registers = [this.registry];
@@ -107,7 +107,9 @@ export class ServiceMetrics {
     this.lastSuccess = new Gauge({
       name: 'service_job_last_success_timestamp_seconds',
       help: "Unix time at which each job's latest successful run finished (a dead man's switch alerts on its age)",
-      labelNames: ['job'],
+      // Not `job`: Prometheus gives every scraped series a `job` label of its own (the scrape's), and
+      // renames a target's to `exported_job`, so `{job="backup"}` would match nothing.
+      labelNames: ['job_name'],
       registers,
     });
   }
@@ -126,7 +128,8 @@ export class ServiceMetrics {
     for (const [outcome, total] of Object.entries(snapshot.slots)) this.slots.inc({ outcome }, total);
     // Reset first: a deleted or renamed job must not stay on as a stale series.
     this.lastSuccess.reset();
-    for (const [job, at] of snapshot.lastSuccesses) this.lastSuccess.set({ job }, at.getTime() / 1000);
+    for (const [job, at] of snapshot.lastSuccesses)
+      this.lastSuccess.set({ job_name: job }, at.getTime() / 1000);
     return this.registry.metrics();
   }
 }

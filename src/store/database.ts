@@ -1,4 +1,5 @@
 import { Client, Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
+import { databaseServer, type DatabaseServer } from './databaseServer';
 
 /**
  * Anything that runs SQL: the pool itself, or one client inside a transaction. Store functions
@@ -36,6 +37,11 @@ export interface Database {
    * one process only.
    */
   openSession?: () => Promise<Client>;
+  /**
+   * The server, which the start waits for (`waitForDatabase`). Absent on the embedded database: it
+   * runs in this process.
+   */
+  server?: DatabaseServer;
   /** Where the data lives, for logs: a redacted URL or the embedded data directory. */
   description: string;
   close(): Promise<void>;
@@ -87,6 +93,7 @@ export function connectToServer(databaseUrl: string, maxConnections = 10): Datab
   return {
     pool,
     genericPlanPool,
+    server: databaseServer({ connectionString: databaseUrl }),
     description: redactUrl(databaseUrl),
     openSession: async () => {
       // Keep-alive probes notice a connection the network cut, so a lock held on it is known lost.

@@ -184,6 +184,26 @@ describe('cronJobNeedsUpdate', () => {
     expect(cronJobNeedsUpdate(desiredCronJob(withoutImage, context), stored)).toBe(true);
   });
 
+  it('sees the installation’s pull settings change: Secrets added or removed, another policy', () => {
+    const pulling: CronJobContext = {
+      ...context,
+      imagePullPolicy: 'IfNotPresent',
+      imagePullSecrets: ['regcred'],
+    };
+    const stored = asStoredByServer(desiredCronJob(plain, pulling)) as V1CronJob;
+    expect(cronJobDifferences(desiredCronJob(plain, pulling), stored)).toEqual([]);
+    const pod = 'spec.jobTemplate.spec.template.spec';
+    expect(cronJobDifferences(desiredCronJob(plain, { ...pulling, imagePullSecrets: [] }), stored)).toEqual([
+      `${pod}.imagePullSecrets`,
+    ]);
+    expect(
+      cronJobDifferences(desiredCronJob(plain, { ...pulling, imagePullSecrets: ['other'] }), stored),
+    ).toEqual([`${pod}.imagePullSecrets.0.name`]);
+    expect(
+      cronJobDifferences(desiredCronJob(plain, { ...pulling, imagePullPolicy: 'Always' }), stored),
+    ).toEqual([`${pod}.containers.0.imagePullPolicy`]);
+  });
+
   it('sees a change of the scheduler pause', () => {
     const stored = asStoredByServer(desiredCronJob(plain, context)) as V1CronJob;
     expect(cronJobDifferences(desiredCronJob(plain, { ...context, paused: true }), stored)).toEqual([

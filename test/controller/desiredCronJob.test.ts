@@ -321,3 +321,53 @@ describe('every generated input', () => {
     );
   });
 });
+
+describe('desiredCronJob with the installation’s pull settings (the chart’s image.pullPolicy, imagePullSecrets)', () => {
+  const pulling: CronJobContext = {
+    ...context,
+    imagePullPolicy: 'Never',
+    imagePullSecrets: ['regcred', 'mirror'],
+  };
+
+  it('pulls Crondeck’s image by that policy, and every image of the pod with those Secrets', () => {
+    const plain = podOf(
+      desiredCronJob(scheduledJob('plain', { schedule: '@daily', command: 'true' }), pulling),
+    );
+    expect(plain.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'mirror' }]);
+    expect(plain.containers[0]!.imagePullPolicy).toBe('Never');
+
+    const job = scheduledJob('own-image', {
+      schedule: '@daily',
+      command: 'true',
+      image: 'registry.example/tool:1',
+    });
+    const sidecar = podOf(desiredCronJob(job, pulling));
+    expect(sidecar.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'mirror' }]);
+    expect(sidecar.initContainers![0]!.imagePullPolicy).toBe('Never');
+    // The user's image keeps its own policy (spec.imagePullPolicy), the cluster's default when unset.
+    expect(sidecar.containers[0]!.imagePullPolicy).toBeUndefined();
+    expect(validateKubernetesObject(desiredCronJob(job, pulling))).toEqual({ valid: true, errors: [] });
+  });
+
+  it('sets neither without them', () => {
+    const pod = podOf(
+      desiredCronJob(scheduledJob('plain', { schedule: '@daily', command: 'true' }), context),
+    );
+    expect(pod).not.toHaveProperty('imagePullSecrets');
+    expect(pod.containers[0]).not.toHaveProperty('imagePullPolicy');
+  });
+
+  it('leaves a variable of an empty value without `value`, as the API server stores it', () => {
+    const job = scheduledJob('empty', {
+      schedule: '@daily',
+      command: 'true',
+      env: [{ name: 'UNSET' }, { name: 'BLANK', value: '' }, { name: 'SET', value: 'x' }],
+    });
+    const env = podOf(desiredCronJob(job, context)).containers[0]!.env!;
+    expect(env.filter((variable) => ['UNSET', 'BLANK', 'SET'].includes(variable.name))).toEqual([
+      { name: 'UNSET' },
+      { name: 'BLANK' },
+      { name: 'SET', value: 'x' },
+    ]);
+  });
+});

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateCertificate } from '../alerts/support/smtp';
 import { KubeEmulator } from '../support/kube/emulator';
 import { playControllerManager } from './emulatedControllers';
 import type { E2eTarget } from './harness';
@@ -10,13 +11,20 @@ const MINUTE = 60_000;
 
 /**
  * The e2e suite of `npm run test:e2e`, run in `npm test` against the emulator so that it cannot
- * rot: the emulator is a cluster with no node (the suite plays the kubelet through the API), its
+ * rot: the emulator is a cluster with no node (the suite plays the kubelet through the API), the
+ * chart installed on it with the real helm, its
  * CronJob and Job controllers are played by the harness, and its clock jumps to the next minute
  * boundary when the suite waits for a scheduled fire, instead of waiting up to a minute.
  */
 async function emulatedCluster(): Promise<E2eTarget> {
   let offsetMs = 0;
-  const emu = await KubeEmulator.start({ bookmarkLeadMs: 200, now: () => new Date(Date.now() + offsetMs) });
+  // Over TLS, as a cluster serves: helm sends a kubeconfig's token over TLS only.
+  const tls = generateCertificate();
+  const emu = await KubeEmulator.start({
+    tls,
+    bookmarkLeadMs: 200,
+    now: () => new Date(Date.now() + offsetMs),
+  });
   const stopControllers = playControllerManager(emu);
   const dir = mkdtempSync(join(tmpdir(), 'crondeck-e2e-'));
   const kubeconfig = join(dir, 'kubeconfig');
@@ -25,8 +33,15 @@ async function emulatedCluster(): Promise<E2eTarget> {
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      // Plain HTTP: client-node takes it only with TLS checks off, as for the tests' other clients.
-      clusters: [{ name: 'emulator', cluster: { server: emu.url, 'insecure-skip-tls-verify': true } }],
+      clusters: [
+        {
+          name: 'emulator',
+          cluster: {
+            server: emu.url,
+            'certificate-authority-data': Buffer.from(tls.cert).toString('base64'),
+          },
+        },
+      ],
       users: [{ name: 'admin', user: { token: emu.adminToken } }],
       contexts: [{ name: 'emulator', context: { cluster: 'emulator', user: 'admin' } }],
       'current-context': 'emulator',

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { networkInterfaces } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { crondeckCrds } from '../../src/controller/crds/definitions';
 import { VERSION } from '../../src/version';
 import { Receiver } from '../alerts/support/receiver';
@@ -7,7 +9,8 @@ import { type ClusterApi, clusterApi } from './clusterApi';
 import { CrondeckProcess, crondeckArgv, freePort } from './crondeckProcess';
 import { type E2eDatabase, provideDatabase } from './database';
 import { hasSchedulableNode, KubeletPlayer } from './kubeletPlayer';
-import { installChart } from './helmChart';
+import { installChart, SERVICE_ACCOUNTS } from './helmChart';
+import { writeServiceAccountKubeconfig } from './serviceAccountKubeconfig';
 import { addressFacingNodes } from './reportAddress';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -48,19 +51,23 @@ export interface E2eHarness {
 }
 
 /**
- * Sets the stage on the target's cluster: Crondeck's CRDs, a namespace of the run's own, a
- * PostgreSQL database, `crondeck serve` in Kubernetes mode and two `crondeck controller`s sharing a
- * Lease, all as child processes of the real CLI on this machine, and, when the cluster has no node
+ * Sets the stage on the target's cluster: a namespace of the run's own with the chart installed in
+ * it (its CRDs, ServiceAccounts and Roles; its Deployments at zero), a PostgreSQL database,
+ * `crondeck serve` in Kubernetes mode and two `crondeck controller`s sharing a Lease, each speaking
+ * as its ServiceAccount, all as child processes of the real CLI on this machine, and, when the cluster has no node
  * that can run pods, the kubelet player. Settings (environment): CRONDECK_E2E_KUBELET
  * (auto|player|cluster), CRONDECK_E2E_IMAGE, CRONDECK_E2E_JOB_IMAGE, CRONDECK_E2E_REPORT_URL,
- * CRONDECK_E2E_CLI (sources|dist), CRONDECK_E2E_HELM=1 (the chart brings the CRDs), DATABASE_URL
+ * CRONDECK_E2E_CLI (sources|dist), CRONDECK_E2E_HELM=0 (the CRDs alone, not the chart), DATABASE_URL
  * (docs/e2e.md).
  */
 export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = process.env): Promise<E2eHarness> {
   const api = clusterApi(target.kubeconfig);
   const cleanups: (() => Promise<unknown>)[] = [];
   const stop = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    // Each is tried whatever the others did; one that fails says so (a namespace left behind).
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch((error: Error) => console.warn(`e2e cleanup failed: ${error.message}`));
+    }
   };
   const processes: CrondeckProcess[] = [];
   let player: KubeletPlayer | null = null;
@@ -73,7 +80,10 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
     const namespace = `crondeck-e2e-${randomBytes(3).toString('hex')}`;
     await api.core.createNamespace({ body: { metadata: { name: namespace } } });
     cleanups.push(() => api.core.deleteNamespace({ name: namespace }));
-    if (env.CRONDECK_E2E_HELM === '1') {
+    // As users install it: the chart, whose Roles the processes then speak under. `0`: the CRDs
+    // alone, the processes with the kubeconfig's own credentials.
+    const withChart = env.CRONDECK_E2E_HELM !== '0';
+    if (withChart) {
       const release = await installChart(target.kubeconfig, namespace);
       cleanups.push(release.uninstall);
     } else {
@@ -98,8 +108,10 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
     // this machine: it listens there, with a token for its API (pods report with per-job tokens).
     const host = new URL(reportUrl).hostname === '127.0.0.1' ? '127.0.0.1' : '0.0.0.0';
     const apiToken = host === '127.0.0.1' ? null : randomBytes(24).toString('hex');
+    const credentials = withChart
+      ? await chartCredentials(api, namespace, cleanups)
+      : { serve: target.kubeconfig, controller: target.kubeconfig };
     const common = {
-      KUBECONFIG: target.kubeconfig,
       DATABASE_URL: db.url,
       SERVICE_REPORT_SECRET: REPORT_SECRET,
       POD_NAMESPACE: namespace,
@@ -109,6 +121,7 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
 
     const serve = CrondeckProcess.start('crondeck serve', ['serve'], {
       ...common,
+      KUBECONFIG: credentials.serve,
       SERVICE_RUNTIME: 'kubernetes',
       PORT: String(port),
       HOST: host,
@@ -125,6 +138,7 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
     const controllers = CONTROLLER_IDENTITIES.map((identity) =>
       CrondeckProcess.start(`crondeck controller (${identity})`, ['controller'], {
         ...common,
+        KUBECONFIG: credentials.controller,
         POD_NAME: identity,
         CRONDECK_IMAGE: env.CRONDECK_E2E_IMAGE || `ghcr.io/crondeck/crondeck:${VERSION}`,
         CRONDECK_REPORT_URL: reportUrl,
@@ -134,6 +148,9 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
     );
     processes.push(...controllers);
     for (const controller of controllers) cleanups.push(() => controller.stop());
+    // First of the cleanups: the ScheduledJobs go while a controller runs their finalizers, or
+    // they would keep the namespace Terminating on a real cluster.
+    cleanups.push(() => deleteScheduledJobs(api, namespace));
     await within(60_000, 'a controller to hold the Lease', diagnostics, async () => {
       const lease = await api.leases
         .readNamespacedLease({ name: LEASE_NAME, namespace })
@@ -173,6 +190,45 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
     await stop();
     throw new Error(message, { cause: error });
   }
+}
+
+/** Deletes every ScheduledJob of the namespace and waits (60 s at most) until they are gone. */
+async function deleteScheduledJobs(api: ClusterApi, namespace: string): Promise<void> {
+  const path = `/apis/crondeck.dev/v1alpha1/namespaces/${namespace}/scheduledjobs`;
+  const { body: list } = await api.raw('GET', path);
+  for (const item of (list.items ?? []) as Obj[]) {
+    const deleted = await api.raw('DELETE', `${path}/${item.metadata.name}`);
+    if (deleted.status >= 300 && deleted.status !== 404) {
+      throw new Error(`could not delete ScheduledJob ${item.metadata.name}: ${JSON.stringify(deleted.body)}`);
+    }
+  }
+  await within(
+    60_000,
+    'the ScheduledJobs to be deleted',
+    () => '',
+    async () => {
+      const { body } = await api.raw('GET', path);
+      return ((body.items ?? []) as Obj[]).length === 0;
+    },
+  );
+}
+
+/**
+ * Kubeconfig files speaking as the chart's ServiceAccounts of the API and the controller, in a
+ * directory removed with the rest.
+ */
+async function chartCredentials(
+  api: ClusterApi,
+  namespace: string,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<{ serve: string; controller: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'crondeck-e2e-credentials-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const serve = join(dir, 'serve.kubeconfig');
+  const controller = join(dir, 'controller.kubeconfig');
+  await writeServiceAccountKubeconfig(api, namespace, SERVICE_ACCOUNTS.api, serve);
+  await writeServiceAccountKubeconfig(api, namespace, SERVICE_ACCOUNTS.controller, controller);
+  return { serve, controller };
 }
 
 /** Polls `check` until it gives a truthy value, for at most `ms`; fails naming what it waited for. */

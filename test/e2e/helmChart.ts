@@ -6,11 +6,14 @@ const ROOT = resolve(__dirname, '../..');
 const run = promisify(execFile);
 const RELEASE = 'crondeck-e2e';
 
+/** The chart's ServiceAccounts, named here so that the suite can speak as them. */
+export const SERVICE_ACCOUNTS = { api: `${RELEASE}-api`, controller: `${RELEASE}-controller` };
+
 /**
- * CRONDECK_E2E_HELM=1: the chart, installed with helm (scripts/kube-tools.sh) and its defaults
- * (server-side apply, OpenAPI validation), brings the CRDs, RBAC and Secrets; its API and
- * controller Deployments are scaled to zero because the suite runs both on this machine, where it
- * can stop them and read what they say. No bundled PostgreSQL: the suite brings its own database.
+ * The chart, installed with helm (scripts/kube-tools.sh) and its defaults (server-side apply,
+ * OpenAPI validation), brings the CRDs, RBAC and Secrets; its API and controller Deployments are
+ * scaled to zero because the suite runs both on this machine, where it can stop them and read what
+ * they say, as the chart's ServiceAccounts. No bundled PostgreSQL: the suite brings its own database.
  */
 export async function installChart(
   kubeconfig: string,
@@ -32,6 +35,8 @@ export async function installChart(
         'api.replicas=0,controller.replicas=0,api.podDisruptionBudget.enabled=false',
         '--set',
         'postgresql.enabled=false,database.existingSecret=crondeck-e2e-database',
+        '--set',
+        `serviceAccount.api.name=${SERVICE_ACCOUNTS.api},serviceAccount.controller.name=${SERVICE_ACCOUNTS.controller}`,
       ],
       { timeout: 300_000 },
     );

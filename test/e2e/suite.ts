@@ -249,6 +249,42 @@ export function describeE2e(title: string, provideTarget: () => Promise<E2eTarge
       expect(recorded.stdout).toBe(runLocally(BYTES_COMMAND));
     }, 180_000);
 
+    it('backfills past slots: the controller starts a Job for each, whose run is recorded as the slot’s', async () => {
+      // Hourly: on a real cluster it fires at most once while the suite runs; the backfill asks
+      // for the last two hours' slots.
+      await create('hourly', {
+        schedule: '0 * * * *',
+        timeZone: 'UTC',
+        command: 'echo "$CRONDECK_SCHEDULED_TIME"',
+      });
+      const jobId = await wait(h.bounds.settleMs * 10, 'hourly Ready', async () =>
+        (await ready('hourly'))?.status === 'True'
+          ? ((await scheduledJob('hourly'))?.status?.jobId as number)
+          : null,
+      );
+      const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+      const slots = [hour - 7_200_000, hour - 3_600_000].map((at) => new Date(at).toISOString());
+      const asked = await h.rest('POST', `/api/jobs/${jobId}/backfill`, {
+        from: slots[0],
+        to: slots[1],
+        concurrency: 2,
+      });
+      expect(asked).toMatchObject({ status: 202, body: { slots: 2 } });
+      const recorded = await wait(h.bounds.runMs, 'both backfilled runs to be recorded', async () => {
+        const runs = (await executions(jobId)).filter(
+          (e) => e.trigger === 'backfill' && e.status === 'success',
+        );
+        return runs.length === 2 ? runs : null;
+      });
+      expect(recorded.map((e) => e.scheduledAt).sort()).toEqual(slots);
+      for (const run of recorded) expect((await execution(run.id)).stdout).toBe(`${run.scheduledAt}\n`);
+      // Started by the controller, as Jobs of the job's CronJob.
+      const cronJob = (await cronJobOf('hourly'))!;
+      expect(
+        (await jobsOf(cronJob)).filter((j) => j.metadata?.labels?.['crondeck.dev/backfill-id']),
+      ).toHaveLength(2);
+    }, 180_000);
+
     it('pauses every CronJob until a time, then resumes those of enabled jobs by itself', async () => {
       const until = new Date(Date.now() + 8000);
       const paused = await h.rest('POST', '/api/scheduler/pause', { until: until.toISOString() });

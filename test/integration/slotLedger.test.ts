@@ -173,7 +173,7 @@ describe('the slot ledger on the local runtime', () => {
     expect(metrics).toContain('service_slots_total{outcome="ran"} 1');
     expect(metrics).toContain('service_slots_total{outcome="missed"} 1');
     expect(metrics).toContain('service_slots_total{outcome="late"} 0');
-    expect(metrics).toMatch(/service_job_last_success_timestamp_seconds\{job="counted"\} \d+(\.\d+)?/);
+    expect(metrics).toMatch(/service_job_last_success_timestamp_seconds\{job_name="counted"\} \d+(\.\d+)?/);
   });
 
   it('judges the slots of a job its alert policy suspended suspended, saying why, until it is switched on', async () => {

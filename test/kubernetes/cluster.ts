@@ -46,12 +46,17 @@ export async function startCluster(
   return { emu, kc };
 }
 
-/** Creates a ScheduledJob in the test namespace through the real client, as `kubectl apply` would. */
-export async function createScheduledJob(kc: KubeConfig, name: string, spec: Record<string, unknown>) {
+/** Creates a ScheduledJob (in the test namespace) through the real client, as `kubectl apply` would. */
+export async function createScheduledJob(
+  kc: KubeConfig,
+  name: string,
+  spec: Record<string, unknown>,
+  namespace = NAMESPACE,
+) {
   await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
     group: 'crondeck.dev',
     version: 'v1alpha1',
-    namespace: NAMESPACE,
+    namespace,
     plural: 'scheduledjobs',
     body: { apiVersion: 'crondeck.dev/v1alpha1', kind: 'ScheduledJob', metadata: { name }, spec },
   });
@@ -79,6 +84,7 @@ export async function runController(
       reportSecret: REPORT_SECRET,
       watchNamespace: NAMESPACE,
       homeNamespace: NAMESPACE,
+      leaseNamespace: NAMESPACE,
       image: 'ghcr.io/crondeck/crondeck:test',
       reportUrl: options.reportUrl ?? 'http://127.0.0.1:7433',
       identity: options.identity ?? 'controller-0',

@@ -278,7 +278,13 @@ describe('crondeck controller against the Kubernetes API emulator', () => {
 
   it('writes nothing over a resync once converged, and a restart creates no duplicates', async () => {
     controller = await runController(kc, db);
-    for (const name of ['a', 'b', 'c']) await create(name, { schedule: '@daily', command: `echo ${name}` });
+    for (const name of ['a', 'b']) await create(name, { schedule: '@daily', command: `echo ${name}` });
+    // Variables with empty values, which the API server stores without their `value`.
+    await create('c', {
+      schedule: '@daily',
+      command: 'echo c',
+      env: [{ name: 'UNSET' }, { name: 'BLANK', value: '' }],
+    });
     await until(() => ['a', 'b', 'c'].every((name) => ready(name)?.status === 'True'), 'all Ready');
     const writes = () =>
       Object.entries(emu.requestCounts())

@@ -154,7 +154,7 @@ export class SlotCluster {
  * controller, which the embedded database cannot): a fresh one on the server of DATABASE_URL, or a
  * throwaway server of the machine's binaries.
  */
-async function serverDatabase(): Promise<Database> {
+export async function serverDatabase(): Promise<Database> {
   const provided = await provideDatabase();
   const db = connectToServer(provided.url, 5);
   await migrate(db.pool, createMemoryLogger());

@@ -2,12 +2,17 @@
  * The Helm chart: lint and render it with the default values, with every optional part on, and
  * with each file of charts/crondeck/ci/; check every rendered object against its schema and the
  * contract (names, RBAC, security); check that bad values fail with a message saying what to fix.
+ * Against the Kubernetes API emulator with the real helm: the Prometheus Operator's kinds are
+ * refused, saying why, where the cluster does not serve them, and CRDs helm did not install (or
+ * that another release owns) install with crds.enabled=false. And what a user is told of the
+ * Kubernetes version and of uninstalling.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CONTROLLER_VARIABLES, readControllerEnvironment } from '../../src/config/controllerEnvironment';
 import { readEnvironment, SERVICE_VARIABLES } from '../../src/config/environment';
+import { CLEANUP_FINALIZER } from '../../src/controller/scheduledJobs/scheduledJobReconciler';
 import {
   API_RULES,
   CONTROLLER_RULES,
@@ -16,6 +21,8 @@ import {
   problemsOf,
   securityProblems,
 } from './checkObjects';
+import { startHelmCluster, type HelmCluster } from './helmCluster';
+import { prometheusOperatorCrds } from './prometheusCrds';
 import {
   CHART_DIR,
   REPO_ROOT,
@@ -26,6 +33,7 @@ import {
   packageVersion,
   processEnv,
   sharedSettings,
+  startWindowSeconds,
   type K8sObject,
 } from './support';
 
@@ -97,6 +105,15 @@ describe('the chart with the default values', () => {
     const svc = find(all, 'Service', 'rel-crondeck');
     expect(svc.spec.ports[0].port).toBe(7433);
     expect(svc.spec.selector).toEqual(api.spec.selector.matchLabels);
+  });
+
+  test('lets both programs wait for the database at start, and migrate, before a probe restarts them', () => {
+    for (const name of ['rel-crondeck', 'rel-crondeck-controller']) {
+      const c = find(objs(), 'Deployment', name).spec.template.spec.containers[0];
+      // A minute for the migrations of a first start, beyond the wait.
+      const needed = readEnvironment(processEnv(c)).databaseWaitSeconds + 60;
+      expect({ name, enough: startWindowSeconds(c) >= needed }).toEqual({ name, enough: true });
+    }
   });
 
   test('gives the API the variables of the contract', () => {
@@ -259,9 +276,7 @@ describe('the chart with the default values', () => {
 });
 
 describe('the chart with options', () => {
-  test('renders the ServiceMonitor only where the cluster serves monitoring.coreos.com/v1', () => {
-    const without = helmTemplate(['--set', 'serviceMonitor.enabled=true']);
-    expect(without.map((o) => o.kind)).not.toContain('ServiceMonitor');
+  test('renders the ServiceMonitor when asked, scraping the API and the controller', () => {
     const withIt = helmTemplate([
       '--set',
       'serviceMonitor.enabled=true',
@@ -299,6 +314,22 @@ describe('the chart with options', () => {
     expect(readControllerEnvironment(controller!)).toMatchObject({
       watchNamespace: null,
       homeNamespace: 'jobs',
+    });
+  });
+
+  test("has job pods pull as the chart's own pods do: its image.pullPolicy and imagePullSecrets", () => {
+    const controllerOf = (args: string[]) =>
+      readControllerEnvironment(
+        processEnv(
+          find(helmTemplate(args), 'Deployment', 'rel-crondeck-controller').spec.template.spec.containers[0],
+        ),
+      );
+    expect(controllerOf([])).toMatchObject({ imagePullPolicy: 'IfNotPresent', imagePullSecrets: [] });
+    const pulling = ['--set', 'image.pullPolicy=Never'];
+    pulling.push('--set', 'imagePullSecrets[0].name=regcred', '--set', 'imagePullSecrets[1].name=mirror');
+    expect(controllerOf(pulling)).toMatchObject({
+      imagePullPolicy: 'Never',
+      imagePullSecrets: ['regcred', 'mirror'],
     });
   });
 
@@ -396,6 +427,227 @@ describe('bad values fail with a message that says what to fix', () => {
     const r = helm(['template', 'rel', CHART_DIR, ...args]);
     expect(r.ok).toBe(false);
     expect(r.stderr).toContain(message);
+  });
+});
+
+/** A Prometheus Operator kind the chart renders, and the value that asks for it. */
+const OPERATOR_KINDS: Array<[string, string]> = [
+  ['serviceMonitor.enabled', 'ServiceMonitor'],
+  ['prometheusRule.enabled', 'PrometheusRule'],
+];
+
+/** The message a cluster without the kind gets (templates/_monitoring.tpl). */
+const notServed = (value: string, kind: string) =>
+  `${value}=true, but this cluster does not serve ${kind} (monitoring.coreos.com/v1): install the ` +
+  `Prometheus Operator's CRDs first (kube-prometheus-stack, or the prometheus-operator-crds chart), or ` +
+  `set ${value}=false`;
+
+/** As helm has a cluster's API list from its discovery: with every served kind (`v1/Namespace`). */
+const clusterServing = (...kinds: string[]) => [
+  '--api-versions',
+  ['v1', 'v1/Namespace', 'apps/v1', 'apps/v1/Deployment', ...kinds].join(','),
+];
+/** As Argo CD renders for a cluster: its group versions (`apiregistration.k8s.io/v1`), no kinds. */
+const argoCdFor = (...groupVersions: string[]) => [
+  '--api-versions',
+  ['v1', 'apiregistration.k8s.io/v1', 'apps/v1', ...groupVersions].join(','),
+];
+
+describe('the Prometheus Operator kinds', () => {
+  test.each(OPERATOR_KINDS)(
+    '%s=true renders a %s where nothing is known of the cluster (helm template, helm lint)',
+    (value, kind) => {
+      expect(helmTemplate(['--set', `${value}=true`]).map((o) => o.kind)).toContain(kind);
+      const lint = helm(['lint', '--strict', CHART_DIR, '--set', `${value}=true`]);
+      expect(lint.stderr + lint.stdout).toContain('0 chart(s) failed');
+    },
+  );
+
+  test.each(OPERATOR_KINDS)(
+    '%s=true fails for a cluster that does not serve the %s kind, saying what to install or turn off',
+    (value, kind) => {
+      for (const without of [clusterServing(), argoCdFor()]) {
+        const r = helm(['template', 'rel', CHART_DIR, '--set', `${value}=true`, ...without]);
+        expect([without, r.ok, r.stderr]).toEqual([
+          without,
+          false,
+          expect.stringContaining(notServed(value, kind)),
+        ]);
+      }
+      for (const serving of [
+        clusterServing(`monitoring.coreos.com/v1/${kind}`),
+        argoCdFor('monitoring.coreos.com/v1'),
+      ]) {
+        expect(helmTemplate(['--set', `${value}=true`, ...serving]).map((o) => o.kind)).toContain(kind);
+      }
+    },
+  );
+
+  describe('against a cluster (the real helm and the Kubernetes API emulator)', () => {
+    let cluster: HelmCluster;
+    const stored = (resource: string) =>
+      cluster.get(`monitoring.coreos.com/${resource}`, 'jobs', 'rel-crondeck');
+
+    /** `kubectl create` of the operator's CRDs of these kinds, as its chart would install them. */
+    async function installOperatorCrds(kinds: string[]): Promise<void> {
+      const crds = prometheusOperatorCrds().filter((crd) =>
+        kinds.includes((crd as AnyObject).spec.names.kind),
+      );
+      expect(crds).toHaveLength(kinds.length);
+      const file = path.join(cluster.dir, `operator-crds-${kinds.join('-')}.yaml`);
+      writeFileSync(file, crds.map((crd) => YAML.stringify(crd)).join('---\n'));
+      const r = await cluster.kubectl(['create', '-f', file]);
+      if (!r.ok) throw new Error(`kubectl create -f ${file} failed:\n${r.stderr}`);
+    }
+
+    beforeAll(async () => {
+      cluster = await startHelmCluster();
+      cluster.createNamespace('jobs');
+    });
+    afterAll(() => cluster?.stop());
+
+    test('without the operator’s CRDs, helm install fails with the message and creates nothing', async () => {
+      for (const [value, kind] of OPERATOR_KINDS) {
+        const r = await cluster.helm(['install', 'rel', CHART_DIR, '-n', 'jobs', '--set', `${value}=true`]);
+        expect([r.ok, r.stderr]).toEqual([false, expect.stringContaining(notServed(value, kind))]);
+      }
+      expect(cluster.get('apps/deployments', 'jobs', 'rel-crondeck')).toBeUndefined();
+      expect((await cluster.helm(['list', '-a', '-n', 'jobs', '-q'])).stdout.trim()).toBe('');
+    }, 60_000);
+
+    test('each kind is checked: with the ServiceMonitor CRD alone, the PrometheusRule is refused', async () => {
+      await installOperatorCrds(['ServiceMonitor']);
+      const dryRun = ['install', 'rel', CHART_DIR, '-n', 'jobs', '--dry-run=server'];
+      const monitor = await cluster.helm([...dryRun, '--set', 'serviceMonitor.enabled=true']);
+      expect([monitor.ok, monitor.stderr]).toEqual([true, '']);
+      expect(monitor.stdout).toContain('kind: ServiceMonitor');
+      const rule = await cluster.helm([...dryRun, '--set', 'prometheusRule.enabled=true']);
+      expect([rule.ok, rule.stderr]).toEqual([
+        false,
+        expect.stringContaining(notServed('prometheusRule.enabled', 'PrometheusRule')),
+      ]);
+    }, 60_000);
+
+    test('with them, helm install creates the ServiceMonitor and the PrometheusRule', async () => {
+      await installOperatorCrds(['PrometheusRule']);
+      const r = await cluster.helm([
+        'install',
+        'rel',
+        CHART_DIR,
+        '-n',
+        'jobs',
+        '--set',
+        'serviceMonitor.enabled=true',
+        '--set',
+        'prometheusRule.enabled=true',
+      ]);
+      expect([r.ok, r.stderr]).toEqual([true, '']);
+      expect(stored('servicemonitors')?.kind).toBe('ServiceMonitor');
+      expect(stored('prometheusrules')?.kind).toBe('PrometheusRule');
+    }, 60_000);
+  });
+});
+
+describe('CRDs already in the cluster', () => {
+  const crd = (cluster: HelmCluster, name: string) =>
+    cluster.get('apiextensions.k8s.io/customresourcedefinitions', undefined, name);
+  const releaseOf = (cluster: HelmCluster) =>
+    crd(cluster, 'scheduledjobs.crondeck.dev')?.metadata.annotations?.['meta.helm.sh/release-name'];
+  const install = (cluster: HelmCluster, release: string, namespace: string, ...args: string[]) =>
+    cluster.helm(['install', release, CHART_DIR, '-n', namespace, ...args]);
+  // Helm names the first of them it meets.
+  const notImported = expect.stringMatching(
+    /CustomResourceDefinition "(scheduledjobs|alertconfigs)\.crondeck\.dev" in namespace "" exists and cannot be imported into the current release/,
+  );
+
+  let cluster: HelmCluster;
+  beforeEach(async () => {
+    cluster = await startHelmCluster();
+    for (const ns of ['jobs', 'team-b']) cluster.createNamespace(ns);
+  });
+  afterEach(() => cluster?.stop());
+
+  test('after kubectl apply -f crds/, helm install needs crds.enabled=false (or --take-ownership)', async () => {
+    const applied = await cluster.kubectl(['apply', '-f', 'crds/']);
+    expect(applied.ok).toBe(true);
+    const refused = await install(cluster, 'rel', 'jobs');
+    expect([refused.ok, refused.stderr]).toEqual([false, notImported]);
+
+    const installed = await install(cluster, 'rel', 'jobs', '--set', 'crds.enabled=false');
+    expect([installed.ok, installed.stderr]).toEqual([true, '']);
+    expect(releaseOf(cluster)).toBeUndefined();
+
+    // Or the release takes them over, and upgrades them from then on.
+    expect((await cluster.helm(['uninstall', 'rel', '-n', 'jobs'])).ok).toBe(true);
+    const taken = await install(cluster, 'rel', 'jobs', '--take-ownership');
+    expect([taken.ok, taken.stderr]).toEqual([true, '']);
+    expect(releaseOf(cluster)).toBe('rel');
+  }, 90_000);
+
+  test('a second release in another namespace installs with crds.enabled=false; the first owns the CRDs', async () => {
+    const first = await install(cluster, 'rel', 'jobs');
+    expect([first.ok, first.stderr]).toEqual([true, '']);
+    const refused = await install(cluster, 'rel-b', 'team-b');
+    expect([refused.ok, refused.stderr]).toEqual([false, notImported]);
+
+    const second = await install(cluster, 'rel-b', 'team-b', '--set', 'crds.enabled=false');
+    expect([second.ok, second.stderr]).toEqual([true, '']);
+    expect(cluster.get('apps/deployments', 'team-b', 'rel-b-crondeck-controller')).toBeDefined();
+    expect(releaseOf(cluster)).toBe('rel');
+  }, 90_000);
+});
+
+describe('the Kubernetes version', () => {
+  const render = (version: string) =>
+    helm(['template', 'rel', CHART_DIR, '-n', 'jobs', '--kube-version', version]);
+
+  test('is 1.29 or later: native sidecars (a ScheduledJob with spec.image) are on by default from 1.29', () => {
+    for (const older of ['v1.28.15', 'v1.27.16-eks-2f46c53']) {
+      const r = render(older);
+      expect([older, r.ok, r.stderr]).toEqual([
+        older,
+        false,
+        expect.stringContaining('chart requires kubeVersion: >=1.29.0-0 which is incompatible'),
+      ]);
+    }
+    // Providers' builds are pre-releases to semver: `-0` lets them in.
+    for (const supported of ['v1.29.0', 'v1.29.8-eks-a737599', 'v1.30.5-gke.1014001', 'v1.34.1+k3s1']) {
+      expect([supported, render(supported).stderr]).toEqual([supported, '']);
+    }
+  });
+});
+
+describe('uninstalling', () => {
+  test('NOTES say to delete the ScheduledJobs while the controller runs, then helm uninstall, then the CRDs', () => {
+    const notes = (...args: string[]) => {
+      const r = helm(['install', 'rel', CHART_DIR, '--namespace', 'jobs', '--dry-run=client', ...args]);
+      expect(r.stderr).toBe('');
+      return r.stdout.slice(r.stdout.indexOf('NOTES:'));
+    };
+    const order = (text: string, steps: string[]) => steps.map((step) => text.indexOf(step));
+    const namespaced = notes();
+    const steps = [
+      'kubectl -n jobs delete scheduledjobs --all',
+      'helm uninstall rel -n jobs',
+      'kubectl delete crd scheduledjobs.crondeck.dev alertconfigs.crondeck.dev',
+    ];
+    const at = order(namespaced, steps);
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(namespaced).toContain(CLEANUP_FINALIZER);
+    expect(notes('--set', 'rbac.clusterWide=true')).toContain(
+      'kubectl delete scheduledjobs --all --all-namespaces',
+    );
+  });
+
+  test('docs/kubernetes.md names the finalizer, how to unstick a ScheduledJob and the kustomize order', () => {
+    const doc = readFileSync(path.join(REPO_ROOT, 'docs', 'kubernetes.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('### Uninstalling'));
+    expect(section).toContain(`\`${CLEANUP_FINALIZER}\``);
+    expect(section).toContain(`--type=merge -p '{"metadata":{"finalizers":null}}'`);
+    expect(section.indexOf('delete scheduledjobs --all')).toBeLessThan(
+      section.indexOf('kubectl delete -k deploy/'),
+    );
   });
 });
 

@@ -115,7 +115,8 @@ export const CONTROLLER_RULES = flattenRules([
   rules('crondeck.dev', ['scheduledjobs/status', 'alertconfigs/status'], ['get', 'update', 'patch']),
   rules('crondeck.dev', ['scheduledjobs/finalizers', 'alertconfigs/finalizers'], ['update']),
   rules('batch', ['cronjobs'], all),
-  rules('batch', ['jobs'], ['get', 'list', 'watch']),
+  // Catch-up and backfill runs: the controller's slot runner creates their Jobs.
+  rules('batch', ['jobs'], ['get', 'list', 'watch', 'create']),
   rules('', ['pods'], ['get', 'list', 'watch']),
   rules('', ['secrets'], all),
   rules('', ['events'], ['create', 'patch']),

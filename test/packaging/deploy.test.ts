@@ -13,6 +13,7 @@ import {
   securityProblems,
 } from './checkObjects';
 import { readControllerEnvironment } from '../../src/config/controllerEnvironment';
+import { readEnvironment } from '../../src/config/environment';
 import {
   REPO_ROOT,
   crdFiles,
@@ -23,6 +24,7 @@ import {
   processEnv,
   readObjects,
   sharedSettings,
+  startWindowSeconds,
   type K8sObject,
 } from './support';
 
@@ -96,6 +98,14 @@ describe('deploy/base', () => {
     // Not `latest`, which a cluster pulls on every run: an image loaded on the nodes would never do.
     const { CRONDECK_IMAGE: _set, ...withoutImage } = env;
     expect(readControllerEnvironment(withoutImage).image).toBe(ctl.image);
+  });
+
+  test('lets both programs wait for the database at start, and migrate, before a probe restarts them', () => {
+    for (const name of ['crondeck', 'crondeck-controller']) {
+      const c = find(objs(), 'Deployment', name).spec.template.spec.containers[0];
+      const needed = readEnvironment(processEnv(c)).databaseWaitSeconds + 60;
+      expect({ name, enough: startWindowSeconds(c) >= needed }).toEqual({ name, enough: true });
+    }
   });
 
   test('gives the controller the settings the API reads (time zone, retention, alerts) with the same values', () => {

@@ -127,3 +127,16 @@ export function sharedSettings(container: { env?: EnvVar[] }) {
   );
   return { defaultTimeZone, retentionDays, logLevel, smtp, webhookDenyCidrs };
 }
+
+/**
+ * How long a container may take to start before its liveness probe may restart it: its
+ * startupProbe's window, or without one the liveness probe's first failures.
+ */
+export function startWindowSeconds(container: {
+  startupProbe?: { periodSeconds?: number; failureThreshold?: number };
+  livenessProbe?: { initialDelaySeconds?: number; periodSeconds?: number; failureThreshold?: number };
+}): number {
+  const probe = container.startupProbe ?? container.livenessProbe;
+  const delay = container.startupProbe ? 0 : (container.livenessProbe?.initialDelaySeconds ?? 0);
+  return delay + (probe?.periodSeconds ?? 10) * (probe?.failureThreshold ?? 3);
+}

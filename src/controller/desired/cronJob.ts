@@ -18,6 +18,8 @@ export interface CronJobContext {
   /** The Crondeck image (it has `crondeck run`). */
   image: string;
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  /** Secrets the pods pull their images with (the chart's `imagePullSecrets`). */
+  imagePullSecrets?: string[];
   /** Where pods report attempts, e.g. http://crondeck.crondeck-system.svc:7433/api/report. */
   reportUrl: string;
   /** The scheduler is paused: every CronJob is suspended. */
@@ -73,6 +75,7 @@ export function desiredCronJob(scheduledJob: ScheduledJob, context: CronJobConte
               cronJobName,
               image: context.image,
               imagePullPolicy: context.imagePullPolicy,
+              imagePullSecrets: context.imagePullSecrets,
               reportUrl: context.reportUrl,
               runAsUser: context.runAsUser,
               runAsGroup: context.runAsGroup,

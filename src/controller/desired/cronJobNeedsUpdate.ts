@@ -13,6 +13,7 @@ const OWNED_WHEN_ABSENT: Record<string, string[]> = {
   spec: ['startingDeadlineSeconds'],
   'spec.jobTemplate.spec': ['activeDeadlineSeconds', 'podFailurePolicy'],
   'spec.jobTemplate.spec.template.spec': [
+    'imagePullSecrets',
     'initContainers',
     'shareProcessNamespace',
     'hostNetwork',

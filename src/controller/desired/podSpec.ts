@@ -30,6 +30,8 @@ export interface PodSpecInput {
   /** The Crondeck image that has `crondeck run`. */
   image: string;
   imagePullPolicy?: string;
+  /** Secrets for pulling the pod's images: Crondeck's, and `spec.image` from the same registry. */
+  imagePullSecrets?: string[];
   reportUrl: string;
   runAsUser?: number;
   runAsGroup?: number;
@@ -48,8 +50,12 @@ function tokenKeyRef(jobId: number): { name: string; key: string } {
 }
 
 /** A variable whose value the container must see as written (kubeletLiteral.ts). */
+/**
+ * A variable of a literal value. An empty value is left out, as the API server stores it (the field
+ * is `omitempty`): written as `value: ""`, every comparison with the stored CronJob would differ.
+ */
 function literal(name: string, value: string): V1EnvVar {
-  return { name, value: kubeletLiteral(value) };
+  return value === '' ? { name } : { name, value: kubeletLiteral(value) };
 }
 
 function runnerEnv(input: PodSpecInput): V1EnvVar[] {
@@ -130,9 +136,11 @@ export function runnerPodSpec(input: PodSpecInput): V1PodSpec {
     seccompProfile: { type: 'RuntimeDefault' },
   };
   const tmpMount = { name: TMP_VOLUME, mountPath: '/tmp' };
+  const pullSecrets = input.imagePullSecrets ?? [];
   const common = {
     restartPolicy: 'Never',
     automountServiceAccountToken: false,
+    ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets.map((name) => ({ name })) } : {}),
     securityContext,
   };
   const resources = resourcesOf(spec);

@@ -46,7 +46,11 @@ function defaultContainer(c: Obj): void {
   c.terminationMessagePolicy ||= 'File';
   c.resources ??= {};
   for (const p of (c.ports ?? []) as Obj[]) p.protocol ||= 'TCP';
-  for (const e of (c.env ?? []) as Obj[]) defaultFieldRef(e.valueFrom);
+  for (const e of (c.env ?? []) as Obj[]) {
+    // EnvVar.value is `omitempty` in the v1 encoding: an empty value comes back absent.
+    if (e.value === '') delete e.value;
+    defaultFieldRef(e.valueFrom);
+  }
   for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) defaultProbe(c[probe]);
   defaultHandler(c.lifecycle?.postStart);
   defaultHandler(c.lifecycle?.preStop);

@@ -34,7 +34,9 @@ subresourceHandlers.set(
     if (!sa) throw notFound('serviceaccounts', '', name);
     if (ctx.dryRun) throw new ApiError(501, 'NotImplemented', 'not emulated: dry-run TokenRequest');
     const now = svc.now();
-    const audiences = (spec.audiences as string[] | undefined) ?? [API_AUDIENCE];
+    // Absent or empty, the API server's own (as its TokenRequest storage fills them in).
+    const asked = (spec.audiences as string[] | undefined) ?? [];
+    const audiences = asked.length > 0 ? asked : [API_AUDIENCE];
     const jti = randomUUID();
     const token = `${b64url({ alg: 'RS256', kid: 'emulator' })}.${b64url({ aud: audiences, sub: `system:serviceaccount:${ns}:${name}`, jti })}.${randomBytes(32).toString('base64url')}`;
     svc.addToken(token, {
