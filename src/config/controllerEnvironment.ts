@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DNS1123_SUBDOMAIN_PATTERN } from '../kube/resources/kubernetesFields';
 import { VERSION } from '../version';
 import { kubernetesScope } from './environment';
 
@@ -28,8 +29,6 @@ export interface ControllerEnvironment {
 
 const IMAGE_PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
 type ImagePullPolicy = (typeof IMAGE_PULL_POLICIES)[number];
-/** A Secret's name: a DNS subdomain. */
-const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** The image job pods run by default: this release's. */
 const DEFAULT_JOB_IMAGE = `ghcr.io/crondeck/crondeck:${VERSION}`;
@@ -57,7 +56,11 @@ const schema = z.object({
         .map((name) => name.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(z.string().regex(SECRET_NAME, { error: 'must be Secret names separated by commas' })))
+    .pipe(
+      z.array(
+        z.string().regex(DNS1123_SUBDOMAIN_PATTERN, { error: 'must be Secret names separated by commas' }),
+      ),
+    )
     .default([]),
   CRONDECK_REPORT_URL: z.url({
     error: 'is required: the URL pods report to, e.g. http://crondeck.crondeck.svc:7433',

@@ -1,3 +1,4 @@
+import { readControllerEnvironment } from '../../src/config/controllerEnvironment';
 import { readEnvironment } from '../../src/config/environment';
 import { parseJobsFile } from '../../src/config/jobsFile';
 import { assertSafeListenAddress } from '../../src/config/listenAddress';
@@ -52,6 +53,64 @@ describe('environment', () => {
     expect(() => readEnvironment({ PORT: '99999' })).toThrow(
       'invalid environment: PORT: must be a port number from 0 to 65535',
     );
+  });
+});
+
+describe('controller environment', () => {
+  const required = {
+    DATABASE_URL: 'postgres://db/crondeck',
+    SERVICE_REPORT_SECRET: 'a-report-secret-of-at-least-32-characters',
+    CRONDECK_REPORT_URL: 'http://crondeck.crondeck.svc:7433',
+  };
+
+  it('reads the job pods’ pull settings, a list of Secret names', () => {
+    expect(readControllerEnvironment(required)).toMatchObject({ imagePullSecrets: [] });
+    expect(
+      readControllerEnvironment({
+        ...required,
+        CRONDECK_IMAGE_PULL_POLICY: 'Never',
+        CRONDECK_IMAGE_PULL_SECRETS: ' regcred, mirror.example ,',
+      }),
+    ).toMatchObject({ imagePullPolicy: 'Never', imagePullSecrets: ['regcred', 'mirror.example'] });
+  });
+
+  it('refuses a pull policy or a Secret name Kubernetes would refuse, naming the variable', () => {
+    expect(() => readControllerEnvironment({ ...required, CRONDECK_IMAGE_PULL_POLICY: 'always' })).toThrow(
+      'CRONDECK_IMAGE_PULL_POLICY: must be one of Always, IfNotPresent, Never',
+    );
+    expect(() => readControllerEnvironment({ ...required, CRONDECK_IMAGE_PULL_SECRETS: 'Reg_Cred' })).toThrow(
+      'CRONDECK_IMAGE_PULL_SECRETS.0: must be Secret names separated by commas',
+    );
+  });
+
+  it('keeps the Lease in its own namespace and the jobs in the watched one', () => {
+    const scope = (env: Record<string, string>) => {
+      const { homeNamespace, watchNamespace, leaseNamespace } = readControllerEnvironment({
+        ...required,
+        ...env,
+      });
+      return { homeNamespace, watchNamespace, leaseNamespace };
+    };
+    expect(scope({ POD_NAMESPACE: 'crondeck' })).toEqual({
+      homeNamespace: 'crondeck',
+      watchNamespace: 'crondeck',
+      leaseNamespace: 'crondeck',
+    });
+    expect(scope({ POD_NAMESPACE: 'crondeck', CRONDECK_WATCH_NAMESPACE: 'jobs' })).toEqual({
+      homeNamespace: 'jobs',
+      watchNamespace: 'jobs',
+      leaseNamespace: 'crondeck',
+    });
+    expect(scope({ POD_NAMESPACE: 'crondeck', CRONDECK_WATCH_NAMESPACE: '*' })).toEqual({
+      homeNamespace: 'crondeck',
+      watchNamespace: null,
+      leaseNamespace: 'crondeck',
+    });
+    expect(scope({})).toEqual({
+      homeNamespace: 'default',
+      watchNamespace: 'default',
+      leaseNamespace: 'default',
+    });
   });
 });
 
