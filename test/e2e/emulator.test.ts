@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCertificate } from '../alerts/support/smtp';
 import { KubeEmulator } from '../support/kube/emulator';
+import { writeKubeconfigFile } from '../support/kube/kubeconfig';
 import { playControllerManager } from './emulatedControllers';
 import type { E2eTarget } from './harness';
 import { describeE2e } from './suite';
@@ -28,25 +29,7 @@ async function emulatedCluster(): Promise<E2eTarget> {
   const stopControllers = playControllerManager(emu);
   const dir = mkdtempSync(join(tmpdir(), 'crondeck-e2e-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'emulator',
-          cluster: {
-            server: emu.url,
-            'certificate-authority-data': Buffer.from(tls.cert).toString('base64'),
-          },
-        },
-      ],
-      users: [{ name: 'admin', user: { token: emu.adminToken } }],
-      contexts: [{ name: 'emulator', context: { cluster: 'emulator', user: 'admin' } }],
-      'current-context': 'emulator',
-    }),
-  );
+  writeKubeconfigFile(kubeconfig, { server: emu.url, token: emu.adminToken, caCert: tls.cert });
   return {
     kubeconfig,
     real: false,

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,6 +9,7 @@ import { startService } from '../../src/service';
 import { connectToServer, type Database } from '../../src/store/database';
 import { databaseServer } from '../../src/store/databaseServer';
 import { createTestDatabase, onPostgresServer } from '../support/database';
+import { writeKubeconfigFile } from '../support/kube/kubeconfig';
 import { createMemoryLogger } from '../support/memoryLogger';
 import { eventually } from '../support/service';
 import { TcpProxy } from '../support/tcpProxy';
@@ -154,17 +155,7 @@ function endWithin(program: Crondeck, ms: number) {
 /** The controller's environment but the database: a cluster it never reaches before its database. */
 function controllerEnv(dir: string): Record<string, string> {
   const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }],
-      users: [{ name: 'u', user: { token: 'unused' } }],
-      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'c',
-    }),
-  );
+  writeKubeconfigFile(kubeconfig, { server: 'https://127.0.0.1:1', token: 'unused' });
   return {
     KUBECONFIG: kubeconfig,
     SERVICE_REPORT_SECRET: REPORT_SECRET,

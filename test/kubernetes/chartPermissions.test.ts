@@ -7,7 +7,7 @@ import type { Database } from '../../src/store/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { kubeConfigFor } from '../support/kube/kubeconfig';
 import { createMemoryLogger } from '../support/memoryLogger';
-import { helmTemplate, kubeTools, type K8sObject } from '../packaging/support';
+import { helmTemplate, kubeTools, processEnv, type K8sObject } from '../packaging/support';
 import { REPORT_SECRET, createScheduledJob, serveOnCluster, startCluster, until } from './cluster';
 import { serverDatabase } from './slotCluster';
 
@@ -67,17 +67,13 @@ async function kubeConfigOf(emu: KubeEmulator, serviceAccount: string): Promise<
   return kubeConfigFor(emu, request.status.token as string);
 }
 
-/** The environment a container of the chart's Deployment `name` declares, as its pod would see it. */
-function podEnv(objects: K8sObject[], name: string): Record<string, string> {
+/** The environment of the first container of the chart's Deployment `name`, as its pod sees it. */
+function podEnv(objects: K8sObject[], name: string): NodeJS.ProcessEnv {
   const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name) as Obj;
-  const env: Record<string, string> = {};
-  for (const variable of deployment.spec.template.spec.containers[0].env as Obj[]) {
-    if (variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace')
-      env[variable.name] = RELEASE_NAMESPACE;
-    else if (variable.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[variable.name] = `${name}-0`;
-    else if (typeof variable.value === 'string') env[variable.name] = variable.value;
-  }
-  return env;
+  return processEnv(deployment.spec.template.spec.containers[0], {
+    namespace: RELEASE_NAMESPACE,
+    name: `${name}-0`,
+  });
 }
 
 describe('the API and the controller with the permissions the chart grants', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateCertificate } from '../alerts/support/smtp';
 import { KubeEmulator } from '../support/kube/emulator';
+import { writeKubeconfigFile } from '../support/kube/kubeconfig';
 import type { Obj } from '../support/kube/types';
 import { CHART_DIR, REPO_ROOT, kubeTools, type HelmResult } from './support';
 
@@ -40,25 +41,7 @@ export async function startHelmCluster(): Promise<HelmCluster> {
   const emu = await KubeEmulator.start({ tls });
   const dir = mkdtempSync(path.join(tmpdir(), 'crondeck-helm-'));
   const kubeconfig = path.join(dir, 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'emulator',
-          cluster: {
-            server: emu.url,
-            'certificate-authority-data': Buffer.from(tls.cert).toString('base64'),
-          },
-        },
-      ],
-      users: [{ name: 'admin', user: { token: emu.adminToken } }],
-      contexts: [{ name: 'emulator', context: { cluster: 'emulator', user: 'admin' } }],
-      'current-context': 'emulator',
-    }),
-  );
+  writeKubeconfigFile(kubeconfig, { server: emu.url, token: emu.adminToken, caCert: tls.cert });
   const env = {
     PATH: process.env.PATH,
     HOME: dir,

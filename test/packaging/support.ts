@@ -102,11 +102,14 @@ type EnvVar = { name: string; value?: string; valueFrom?: Record<string, Record<
 
 /**
  * A container's environment as its process would see it: literal values as given, those taken
- * from the pod (fieldRef) as a pod in namespace `jobs` named `pod-0` gets them, and Secrets' values
- * as placeholders long enough for every check.
+ * from the pod (fieldRef) as `pod` gets them (by default `pod-0` in namespace `jobs`), and
+ * Secrets' values as placeholders long enough for every check.
  */
-export function processEnv(container: { env?: EnvVar[] }): NodeJS.ProcessEnv {
-  const fromPod: Record<string, string> = { 'metadata.namespace': 'jobs', 'metadata.name': 'pod-0' };
+export function processEnv(
+  container: { env?: EnvVar[] },
+  pod: { namespace: string; name: string } = { namespace: 'jobs', name: 'pod-0' },
+): NodeJS.ProcessEnv {
+  const fromPod: Record<string, string> = { 'metadata.namespace': pod.namespace, 'metadata.name': pod.name };
   return Object.fromEntries(
     (container.env ?? []).map((e): [string, string | undefined] => {
       if (e.valueFrom?.fieldRef) return [e.name, fromPod[e.valueFrom.fieldRef.fieldPath!]];
