@@ -133,12 +133,16 @@ function spawnAttempt(
   return runCommand({
     command: job.command,
     timeoutSeconds: job.timeout,
-    env: jobEnvironment(process.env, {
-      jobId: job.id,
-      jobName: job.name,
-      attempt,
-      scheduledAt: job.scheduledAt,
-    }),
+    env: jobEnvironment(
+      process.env,
+      {
+        jobId: job.id,
+        jobName: job.name,
+        attempt,
+        scheduledAt: job.scheduledAt,
+      },
+      'service',
+    ),
     signal,
     onSpawn,
   });

@@ -8,14 +8,36 @@ export interface RunNaming {
 }
 
 /**
- * The environment a job's command sees: the service's own, minus its secrets (API token, database
- * URL, SMTP password and the rest of `SERVICE_*`), plus a few variables naming the run.
+ * Whose process hands the command its environment, which says which variables are that process's
+ * own and not the command's:
+ *
+ * - `service`: `crondeck serve` running jobs on its own machine. Its environment holds its secrets
+ *   (the API token, the database URL, the SMTP password and the rest of `SERVICE_*`), which no job
+ *   was given.
+ * - `pod`: `crondeck run` in a job's pod. The controller instructs it through `CRONDECK_*` only,
+ *   which a ScheduledJob's `env` cannot name; everything else was put there by the job's author (a
+ *   `DATABASE_URL` from a Secret for a backup, say) or by the image, and reaches the command.
  */
-export function jobEnvironment(base: NodeJS.ProcessEnv, run: RunNaming): NodeJS.ProcessEnv {
+export type CommandHost = 'service' | 'pod';
+
+const hostsOwn: Record<CommandHost, (name: string) => boolean> = {
+  service: (name) => name.startsWith('SERVICE_') || name === 'DATABASE_URL' || name.startsWith('CRONDECK_'),
+  pod: (name) => name.startsWith('CRONDECK_'),
+};
+
+/**
+ * The environment a job's command sees: the host process's own minus what belongs to the host
+ * (`CommandHost`), plus a few variables naming the run.
+ */
+export function jobEnvironment(
+  base: NodeJS.ProcessEnv,
+  run: RunNaming,
+  host: CommandHost,
+): NodeJS.ProcessEnv {
+  const isHosts = hostsOwn[host];
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(base)) {
-    if (key.startsWith('SERVICE_') || key === 'DATABASE_URL' || key.startsWith('CRONDECK_')) continue;
-    env[key] = value;
+  for (const [name, value] of Object.entries(base)) {
+    if (!isHosts(name)) env[name] = value;
   }
   return { ...env, ...runVariables(run) };
 }

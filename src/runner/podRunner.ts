@@ -142,12 +142,16 @@ export async function runInPod(settings: RunnerSettings, io: PodRunIo): Promise<
           : runCommand({
               command: job.command,
               timeoutSeconds: job.timeout,
-              env: jobEnvironment(io.env, {
-                jobId: job.id,
-                jobName: job.name,
-                attempt,
-                scheduledAt: job.scheduledAt,
-              }),
+              env: jobEnvironment(
+                io.env,
+                {
+                  jobId: job.id,
+                  jobName: job.name,
+                  attempt,
+                  scheduledAt: job.scheduledAt,
+                },
+                'pod',
+              ),
               signal,
               onSpawn,
             }),
