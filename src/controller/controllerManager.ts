@@ -62,6 +62,8 @@ export interface ControllerOptions {
   /** Every object is reconciled again this often, whatever the watches said (level-triggered). */
   resyncMs?: number;
   reportGraceMs?: number;
+  /** How long a run may be stuck before it could start (runs/startDeadline.ts): ten minutes. */
+  runStartDeadlineMs?: number;
   /** How often the leader looks for catch-up and backfill runs to start (slotRuns/slotRunner.ts). */
   slotRunIntervalMs?: number;
   /** How long a batch of report-token keys gathers before it is written. */
@@ -248,6 +250,8 @@ export class ControllerManager {
       reportGraceMs: options.reportGraceMs,
       overruns: options.overruns,
       refreshStatus: (namespace, name) => this.queue.add(`sj/${namespace}/${name}`),
+      patchJob: (namespace, name, patch) => cluster.patchJob(namespace, name, patch),
+      startDeadlineMs: options.runStartDeadlineMs,
     });
 
     // Work starts once the caches hold what exists: reconciling against a half-filled cache would

@@ -64,7 +64,12 @@ export async function startController(options: {
   tuning?: Partial<
     Pick<
       ControllerOptions,
-      'resyncMs' | 'reportGraceMs' | 'leaseDurationMs' | 'retryPeriodMs' | 'slotRunIntervalMs'
+      | 'resyncMs'
+      | 'reportGraceMs'
+      | 'runStartDeadlineMs'
+      | 'leaseDurationMs'
+      | 'retryPeriodMs'
+      | 'slotRunIntervalMs'
     >
   >;
 }): Promise<RunningController> {

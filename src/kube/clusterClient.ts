@@ -158,6 +158,10 @@ export class ClusterClient {
     return this.batch.createNamespacedJob({ namespace, body, fieldManager: FIELD_MANAGER });
   }
 
+  patchJob(namespace: string, name: string, patch: object): Promise<V1Job> {
+    return this.batch.patchNamespacedJob({ namespace, name, body: patch, fieldManager: FIELD_MANAGER });
+  }
+
   // --- Pods (read only: what a run's pods say of its end) ---------------------------------------
 
   podsPath(namespace: string | null): string {

@@ -163,6 +163,17 @@ export class LeanBatchV1Api {
       (response) => this.responses.createNamespacedJobWithHttpInfo(response),
     );
   }
+
+  /** A merge patch. */
+  patchNamespacedJob(param: Named & Writing & { body: object }): Promise<V1Job> {
+    const { name, namespace, body, fieldManager } = param;
+    return send(
+      this.configuration,
+      this.requests.patchNamespacedJob(name, namespace, body, undefined, undefined, fieldManager),
+      (response) => this.responses.patchNamespacedJobWithHttpInfo(response),
+      MERGE_PATCH,
+    );
+  }
 }
 
 export class LeanCoreV1Api {

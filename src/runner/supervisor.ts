@@ -12,8 +12,10 @@ export interface SuperviseOptions {
   dir: string;
   /**
    * How long to wait for the job container to start. Its image is pulled after this sidecar has
-   * started, so this covers the pull; a pod whose job container cannot start ends sooner, when
-   * the kubelet stops this sidecar.
+   * started, so this covers the pull. A job container that cannot start (its image, its
+   * configuration) keeps the pod alive, this sidecar with it (the kubelet stops sidecars once the
+   * main containers have ended): the controller ends such a run's Job after the same ten minutes
+   * (controller/runs/startDeadline.ts), which deletes the pod.
    */
   readyTimeoutMs?: number;
   pollMs?: number;

@@ -2,6 +2,7 @@ import type { V1CronJob, V1Job } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { finishedJob, jobNameForFireTime, skippedFireTimes } from '../../src/controller/runs/jobOutcome';
+import { ENDED_BEFORE_START_ANNOTATION } from '../../src/controller/runs/startDeadline';
 
 /** The Job bodies the real API server answered in transcript 09-job-pod, times filled in. */
 function recordedJob(exchange: number): V1Job {
@@ -28,6 +29,12 @@ describe('finishedJob', () => {
       status: 'timeout',
       reason: { code: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' },
     });
+  });
+
+  it('reads a deadline the controller set because the run could not start as a failure, not a timeout', () => {
+    const ended = recordedJob(20);
+    ended.metadata!.annotations = { [ENDED_BEFORE_START_ANNOTATION]: 'ImagePullBackOff' };
+    expect(finishedJob(ended)).toMatchObject({ status: 'failed', reason: { code: 'DeadlineExceeded' } });
   });
 
   it('is null while the run goes on, or while only FailureTarget is set (pods still terminating)', () => {

@@ -5,6 +5,7 @@ import { type RunningController, startController } from '../../src/controller/st
 import type { RunningService } from '../../src/service';
 import type { Database } from '../../src/store/database';
 import type { KubeEmulator } from '../support/kube/emulator';
+import { failImagePull } from '../support/kube/kubeletFaults';
 import { kubeConfigFor } from '../support/kube/kubeconfig';
 import { createMemoryLogger } from '../support/memoryLogger';
 import { helmTemplate, kubeTools, processEnv, type K8sObject } from '../packaging/support';
@@ -109,7 +110,8 @@ describe('the API and the controller with the permissions the chart grants', () 
       db: { ...db, close: async () => undefined },
       kubeConfig: await kubeConfigOf(emu, 'rel-crondeck-controller'),
       logger: controllerLog,
-      tuning: { slotRunIntervalMs: 200, leaseDurationMs: 1500, retryPeriodMs: 200 },
+      // A run stuck before it could start is ended after a second here, not ten minutes.
+      tuning: { slotRunIntervalMs: 200, leaseDurationMs: 1500, retryPeriodMs: 200, runStartDeadlineMs: 1000 },
     });
   }, 120_000);
   afterAll(async () => {
@@ -173,6 +175,20 @@ describe('the API and the controller with the permissions the chart grants', () 
     await until(
       () => emu.objects('jobs', WATCHED).some((j) => j.metadata.labels?.['crondeck.dev/backfill-id']),
       'the first Job of the backfill',
+    );
+
+    // A run whose image cannot be pulled: the controller ends its Job (a patch of its deadline).
+    const runByHand = emu
+      .objects('jobs', WATCHED)
+      .find((j) => j.metadata.ownerReferences?.[0]?.name === 'nightly')!;
+    emu.syncJob(WATCHED, runByHand.metadata.name);
+    const pod = emu
+      .objects('pods', WATCHED)
+      .find((p) => p.metadata.ownerReferences?.[0]?.uid === runByHand.metadata.uid)!;
+    await failImagePull(emu, WATCHED, pod.metadata.name);
+    await until(
+      () => named('jobs', runByHand.metadata.name)?.spec.activeDeadlineSeconds !== undefined,
+      'the controller to end the run that cannot start',
     );
 
     // Deleting the job through the API deletes its ScheduledJob, whose finalizer the controller runs.

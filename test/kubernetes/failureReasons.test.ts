@@ -74,7 +74,14 @@ describe('failure reasons on the emulated cluster', () => {
       timeout: 10,
       onFailure: `${receiver.url}/stuck`,
     });
-    await until(() => emu.objects('cronjobs', NAMESPACE).length === 5, 'the CronJobs');
+    // No timeout (the CRD's default): nothing but the controller bounds a run that cannot start.
+    await createScheduledJob(cluster.kc, 'typo-forever', {
+      ...common,
+      image: 'registry.example/nightly:v2-typo',
+      onFailure: `${receiver.url}/typo-forever`,
+    });
+    await createScheduledJob(cluster.kc, 'refused', { ...common, onFailure: `${receiver.url}/refused` });
+    await until(() => emu.objects('cronjobs', NAMESPACE).length === 7, 'the CronJobs');
   }, 60_000);
   afterAll(async () => {
     await stopController();
@@ -253,6 +260,76 @@ describe('failure reasons on the emulated cluster', () => {
       },
     });
     await until(() => statusOf('typo')?.lastFailureReason === 'ImagePullBackOff', 'the status');
+  }, 60_000);
+
+  it('ImagePullBackOff without a timeout: the controller ends the run after ten minutes, as failed', async () => {
+    const id = await jobIdOf('typo-forever');
+    const { job, pod } = fire('typo-forever');
+    expect(job.spec.activeDeadlineSeconds).toBeUndefined();
+    await failImagePull(emu, NAMESPACE, pod.metadata.name);
+    await until(
+      async () =>
+        (
+          await db.pool.query(
+            "SELECT 1 FROM cluster_runs WHERE run_uid = $1 AND reason = 'ImagePullBackOff'",
+            [job.metadata.uid],
+          )
+        ).rowCount === 1,
+      'the controller to see the pod',
+    );
+    const jobNow = () => emu.objects('jobs', NAMESPACE).find((j) => j.metadata.uid === job.metadata.uid)!;
+    // Before its ten minutes the run is left waiting: the image may yet come.
+    offsetMs += 9 * 60_000;
+    await failImagePull(emu, NAMESPACE, pod.metadata.name);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(jobNow().spec.activeDeadlineSeconds).toBeUndefined();
+    // The kubelet keeps retrying the pull (the pod's status changes again) past the ten minutes.
+    offsetMs += 2 * 60_000;
+    await failImagePull(emu, NAMESPACE, pod.metadata.name);
+    await until(() => jobNow().spec.activeDeadlineSeconds !== undefined, 'the controller to end the Job');
+    expect(jobNow().spec.activeDeadlineSeconds).toBeGreaterThanOrEqual(11 * 60);
+    // Ended on whichever of the kubelet's two words it read last.
+    const pulling = expect.stringMatching(/^(ErrImagePull|ImagePullBackOff)$/);
+    expect(jobNow().metadata.annotations).toMatchObject({ 'crondeck.dev/ended-before-start': pulling });
+    // The Job controller fails it at once and deletes the pod, as at any deadline.
+    emu.syncJob(NAMESPACE, job.metadata.name);
+    expect(jobNow().status.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Failed', status: 'True', reason: 'DeadlineExceeded' }),
+    );
+    expect(emu.objects('pods', NAMESPACE).some((p) => p.metadata.uid === pod.metadata.uid)).toBe(false);
+
+    const [execution] = await until(async () => {
+      const listed = await executions(id);
+      return listed.length > 0 ? listed : null;
+    }, 'the controller to record the run');
+    expect(execution).toMatchObject({
+      status: 'failed',
+      reason: pulling,
+      reasonMessage: expect.stringContaining('image "registry.example/nightly:v2-typo" of container "job"'),
+    });
+    await until(() => receiver.to('/typo-forever').length === 1, 'the alert');
+    expect(receiver.to('/typo-forever')[0]!.json).toMatchObject({ event: 'failed' });
+  }, 60_000);
+
+  it('a Job that makes no pod (the API server refusing it) is ended after ten minutes, saying so', async () => {
+    const id = await jobIdOf('refused');
+    const { job, pod } = fire('refused');
+    // Eleven minutes on, the Job has no pod, as when a ResourceQuota or an admission policy refuses
+    // every pod the Job controller makes (the pod's deletion brings the controller to the Job).
+    offsetMs += 11 * 60_000;
+    emu.store.remove('/pods', NAMESPACE, pod.metadata.name);
+    const jobNow = () => emu.objects('jobs', NAMESPACE).find((j) => j.metadata.uid === job.metadata.uid)!;
+    await until(() => jobNow().spec.activeDeadlineSeconds !== undefined, 'the controller to end the Job');
+    emu.syncJob(NAMESPACE, job.metadata.name);
+    const [execution] = await until(async () => {
+      const listed = await executions(id);
+      return listed.length > 0 ? listed : null;
+    }, 'the controller to record the run');
+    expect(execution).toMatchObject({
+      status: 'failed',
+      reason: 'FailedCreate',
+      reasonMessage: expect.stringContaining('the Job made no pod in 10 minutes'),
+    });
   }, 60_000);
 
   it('DeadlineExceeded: the cluster stopped the run, which its runner, stopped too, could not say', async () => {

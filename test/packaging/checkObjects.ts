@@ -115,8 +115,9 @@ export const CONTROLLER_RULES = flattenRules([
   rules('crondeck.dev', ['scheduledjobs/status', 'alertconfigs/status'], ['get', 'update', 'patch']),
   rules('crondeck.dev', ['scheduledjobs/finalizers', 'alertconfigs/finalizers'], ['update']),
   rules('batch', ['cronjobs'], all),
-  // Catch-up and backfill runs: the controller's slot runner creates their Jobs.
-  rules('batch', ['jobs'], ['get', 'list', 'watch', 'create']),
+  // Catch-up and backfill runs: the controller's slot runner creates their Jobs; a run that cannot
+  // start is ended by a patch of its Job (runs/startDeadline.ts).
+  rules('batch', ['jobs'], ['get', 'list', 'watch', 'create', 'patch']),
   rules('', ['pods'], ['get', 'list', 'watch']),
   rules('', ['secrets'], all),
   rules('', ['events'], ['create', 'patch']),

@@ -1,6 +1,7 @@
 import type { V1CronJob, V1Job, V1JobCondition } from '@kubernetes/client-node';
 import { checkCron, nextFireTime } from '../../domain/cron';
 import type { FailureReason } from '../../domain/execution';
+import { ENDED_BEFORE_START_ANNOTATION } from './startDeadline';
 
 /** Set by the CronJob controller on the Jobs it creates: the fire time the Job is for. */
 export const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
@@ -16,7 +17,8 @@ export interface FinishedJob {
 /**
  * How a Kubernetes Job (one run) ended, from its conditions (transcript 09-job-pod): `Complete`
  * (reason CompletionsReached), or `Failed` with BackoffLimitExceeded (the pod failed) or
- * DeadlineExceeded (activeDeadlineSeconds: the run took too long). Null while it runs.
+ * DeadlineExceeded (activeDeadlineSeconds: the run took too long, unless the controller ended it
+ * because it could not start: startDeadline.ts). Null while it runs.
  */
 export function finishedJob(job: V1Job): FinishedJob | null {
   const conditions = job.status?.conditions ?? [];
@@ -26,10 +28,12 @@ export function finishedJob(job: V1Job): FinishedJob | null {
   if (!condition) return null;
   const finishedAt = toDate(job.status?.completionTime ?? condition.lastTransitionTime) ?? new Date(0);
   const startedAt = toDate(job.status?.startTime ?? job.metadata?.creationTimestamp) ?? finishedAt;
+  // A Job the controller ended because its run could not start failed; it did not run too long.
+  const endedBeforeStart = job.metadata?.annotations?.[ENDED_BEFORE_START_ANNOTATION] !== undefined;
   const status =
     condition.type === 'Complete'
       ? 'success'
-      : condition.reason === 'DeadlineExceeded'
+      : condition.reason === 'DeadlineExceeded' && !endedBeforeStart
         ? 'timeout'
         : 'failed';
   return {

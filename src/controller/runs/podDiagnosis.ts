@@ -14,6 +14,10 @@ const STUCK_WAITING = new Set([
   'CreateContainerError',
   'RunContainerError',
 ]);
+/** Whether a diagnosis (diagnosePod) is of a container that will not start without someone's help. */
+export function cannotStartAlone(reason: FailureReason): boolean {
+  return STUCK_WAITING.has(reason.code);
+}
 const IMAGE_PROBLEMS = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull']);
 
 /**

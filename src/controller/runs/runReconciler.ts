@@ -12,6 +12,7 @@ import type { ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
 import { finishedJob, jobNameForFireTime, runStartedAt, skippedFireTimes } from './jobOutcome';
 import { slotOfKubeJob } from './jobSlot';
 import { diagnosePods } from './podDiagnosis';
+import { ENDED_BEFORE_START_ANNOTATION, startVerdict } from './startDeadline';
 
 export interface RunReconcilerDeps {
   pool: Pool;
@@ -30,6 +31,10 @@ export interface RunReconcilerDeps {
    * `lastFailureTime` and `lastFailureReason`).
    */
   refreshStatus?: (namespace: string, name: string) => void;
+  /** Writes to a Kubernetes Job (a merge patch): how a run that cannot start is ended. */
+  patchJob: (namespace: string, name: string, patch: object) => Promise<unknown>;
+  /** How long a run may be stuck before it could start (startDeadline.ts); tests shorten it. */
+  startDeadlineMs?: number;
 }
 
 /**
@@ -46,7 +51,9 @@ export interface RunReconcilerDeps {
  * While the Job runs and as it ends, what its pods say (OOMKilled, Evicted, ImagePullBackOff,
  * Unschedulable...: podDiagnosis.ts) is kept for the run, and reaches its final execution whether
  * the pod's report came first or comes later; a pending pod that the Job controller deletes at the
- * deadline has said it before.
+ * deadline has said it before. A run stuck before it could start (its image, a missing Secret, a
+ * pod the API server refuses) is ended once it has waited `RUN_START_DEADLINE_MS`, so that it does
+ * not hold its CronJob's schedule forever (startDeadline.ts).
  */
 export class RunReconciler {
   /** Jobs whose outcome is settled in the database: later passes (resyncs) skip them. */
@@ -80,16 +87,26 @@ export class RunReconciler {
       this.seen.add(uid);
     }
     const finished = finishedJob(kubeJob);
+    const pods = this.deps.caches.pods
+      .list(metadata.namespace)
+      .filter((pod) => pod.metadata?.ownerReferences?.some((owner) => owner.uid === uid));
+    const seen = diagnosePods(pods);
     // Alerts wait only for failed runs: a Job that failed has ended for them. One past its deadline
     // was stopped by the cluster, which is what its pod's runner, stopped too, could not say.
     await this.notePods(
       kubeJob,
       jobId,
       uid,
+      seen,
       finished !== null && finished.status !== 'success',
       finished?.status === 'timeout' ? finished.reason : null,
     );
-    if (!finished) return this.watchOverrun(jobId, kubeJob, uid);
+    if (!finished) {
+      const start = await this.endIfStuckBeforeStart(kubeJob, jobId, uid, pods, seen);
+      const overrun = await this.watchOverrun(jobId, kubeJob, uid);
+      const waits = [start.requeueAfterMs, overrun.requeueAfterMs].filter((ms) => ms !== undefined);
+      return waits.length > 0 ? { requeueAfterMs: Math.min(...waits) } : {};
+    }
     const job = await findJob(this.deps.pool, jobId);
     if (!job) return {};
     const now = this.deps.clock.now();
@@ -142,6 +159,38 @@ export class RunReconciler {
     return {};
   }
 
+  /**
+   * Ends a run stuck before it could start once it has waited long enough (startVerdict): its Job's
+   * `activeDeadlineSeconds` is set to what it has been active, so that the Job controller fails it
+   * at once and deletes its pod, as at any deadline, and the Job is marked as ended before its run
+   * started (it failed, not timed out). A Job with no pod has no pod to say why: the reason is kept
+   * for the run here.
+   */
+  private async endIfStuckBeforeStart(
+    kubeJob: V1Job,
+    jobId: number,
+    uid: string,
+    pods: readonly V1Pod[],
+    seen: FailureReason | null | undefined,
+  ): Promise<ReconcileResult> {
+    const start = startVerdict(kubeJob, pods, seen, this.deps.clock.now(), this.deps.startDeadlineMs);
+    if (start.verdict === 'fine') return {};
+    if (start.verdict === 'wait') return { requeueAfterMs: start.inMs };
+    const namespace = kubeJob.metadata?.namespace ?? '';
+    const name = kubeJob.metadata?.name ?? '';
+    if (pods.length === 0) await this.deps.runs.noteRunReason(jobId, uid, start.reason, false);
+    await this.deps.patchJob(namespace, name, {
+      metadata: { annotations: { [ENDED_BEFORE_START_ANNOTATION]: start.reason.code } },
+      spec: { activeDeadlineSeconds: start.afterSeconds },
+    });
+    this.deps.logger.warn('ended a run that could not start', {
+      kubernetesJob: `${namespace}/${name}`,
+      reason: start.reason.code,
+      message: start.reason.message,
+    });
+    return {};
+  }
+
   /** Raises the run's overrun when its time has come, else comes back when it will have. */
   private async watchOverrun(jobId: number, kubeJob: V1Job, uid: string): Promise<ReconcileResult> {
     const startedAt = runStartedAt(kubeJob);
@@ -159,14 +208,11 @@ export class RunReconciler {
     kubeJob: V1Job,
     jobId: number,
     uid: string,
+    seen: FailureReason | null | undefined,
     failed: boolean,
     endedBy: FailureReason | null,
   ): Promise<void> {
     const namespace = kubeJob.metadata?.namespace ?? '';
-    const pods = this.deps.caches.pods
-      .list(namespace)
-      .filter((pod) => pod.metadata?.ownerReferences?.some((owner) => owner.uid === uid));
-    const seen = diagnosePods(pods);
     // No pod yet, and nothing ended: nothing to say.
     if (seen === undefined && !failed) return;
     const ended = failed;
