@@ -7,7 +7,7 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 # --- build: all dependencies, compile, then prune to production dependencies -------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# `npm install`, not `npm ci`: see README ("Run the tests") for why the lock file refuses `npm ci`.
+# `npm install`, not `npm ci`: docs/development.md says why the lock file refuses `npm ci`.
 COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./

@@ -107,6 +107,15 @@ describe('the chart with the default values', () => {
     expect(svc.spec.selector).toEqual(api.spec.selector.matchLabels);
   });
 
+  test('leaves the budget out where it would refuse every eviction (one replica), so drains go on', () => {
+    const budgets = (...set: string[]) =>
+      helmTemplate(set.flatMap((value) => ['--set', value])).filter((o) => o.kind === 'PodDisruptionBudget');
+    expect(budgets('api.replicas=1')).toEqual([]);
+    expect(budgets('api.replicas=3', 'api.podDisruptionBudget.minAvailable=3')).toEqual([]);
+    expect(budgets('api.replicas=3', 'api.podDisruptionBudget.minAvailable=2')).toHaveLength(1);
+    expect(budgets('api.replicas=1', 'api.podDisruptionBudget.minAvailable=50%')).toHaveLength(1);
+  });
+
   test('lets both programs wait for the database at start, and migrate, before a probe restarts them', () => {
     for (const name of ['rel-crondeck', 'rel-crondeck-controller']) {
       const c = find(objs(), 'Deployment', name).spec.template.spec.containers[0];

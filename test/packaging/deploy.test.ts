@@ -146,6 +146,29 @@ describe('deploy/ with the CRDs', () => {
   });
 });
 
+describe('examples/own-registry (deploy/ from another registry)', () => {
+  const objs = () => kustomize(path.join(EXAMPLES, 'own-registry'));
+  const IMAGE = `registry.example.com/platform/crondeck:${packageVersion()}`;
+
+  test('gives the job pods the image and the pull Secret the Deployments run with', () => {
+    const all = objs();
+    expect(problemsOf(all)).toEqual([]);
+    for (const name of ['crondeck', 'crondeck-controller']) {
+      const pod = find(all, 'Deployment', name).spec.template.spec;
+      expect(pod.containers[0].image).toBe(IMAGE);
+      expect(pod.imagePullSecrets).toEqual([{ name: 'regcred' }]);
+    }
+    const controller = find(all, 'Deployment', 'crondeck-controller').spec.template.spec.containers[0];
+    const env = readControllerEnvironment({
+      ...processEnv(controller),
+      DATABASE_URL: 'postgres://x',
+      SERVICE_REPORT_SECRET: 'x'.repeat(32),
+    });
+    expect(env.image).toBe(IMAGE);
+    expect(env.imagePullSecrets).toEqual(['regcred']);
+  });
+});
+
 describe('examples/', () => {
   const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml'));
   const objs = () => files.flatMap((f) => readObjects(path.join(EXAMPLES, f)));
