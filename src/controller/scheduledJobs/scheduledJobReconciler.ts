@@ -14,6 +14,7 @@ import { readSchedulerState } from '../../store/scheduler';
 import { apiMessage, statusOf } from '../../kube/apiErrors';
 import type { ClusterClient } from '../../kube/clusterClient';
 import type { EventRecorder } from '../events';
+import { cronJobNameFor } from '../../kube/cronJobName';
 import { LABEL_JOB_ID } from '../../kube/labels';
 import type { ScheduledJob } from '../../kube/resources/scheduledJob';
 import { jobInputOfScheduledJob } from './jobInput';
@@ -111,6 +112,12 @@ export class ScheduledJobReconciler {
       return {};
     }
 
+    // The CronJob as this pass finds it, taken before the database is read: what the pass writes
+    // is built from the job's row and the scheduler's state as read next, and is written only over
+    // this version. The API writes the database first and the CronJob after (a pause, a toggle), so
+    // a write of theirs that this pass's reads missed comes after this version: the replace is then
+    // refused (409) and the next pass reads their state, instead of undoing their suspend.
+    const cronJobSeen = this.deps.caches.cronJobs.get(cronJobNameFor(name), namespace);
     const outcome = jobInputOfScheduledJob(resource, this.deps.homeNamespace);
     if (!outcome.ok) {
       await this.refuse(resource, 'InvalidSpec', outcome.message);
@@ -147,7 +154,8 @@ export class ScheduledJobReconciler {
     const now = this.deps.clock.now();
     const scheduler = await readSchedulerState(this.deps.pool);
     const paused = isPausedAt(scheduler, now);
-    await this.ensureCronJob(resource, job, paused);
+    // The CronJob changed since this pass took it: the change's watch event brings the next pass.
+    if ((await this.ensureCronJob(resource, job, paused, cronJobSeen)) === 'changed meanwhile') return {};
     await this.deps.syncAlerts?.(resource, job);
 
     const nextRun =
@@ -202,7 +210,12 @@ export class ScheduledJobReconciler {
     this.statusWritten.delete(resource.metadata.uid ?? '');
   }
 
-  private async ensureCronJob(resource: ScheduledJob, job: Job, paused: boolean): Promise<void> {
+  private async ensureCronJob(
+    resource: ScheduledJob,
+    job: Job,
+    paused: boolean,
+    actual: V1CronJob | undefined,
+  ): Promise<'in place' | 'changed meanwhile'> {
     const desired = this.deps.desired.cronJob(resource, {
       jobId: job.id,
       jobName: job.name,
@@ -210,31 +223,36 @@ export class ScheduledJobReconciler {
       suspended: job.suspendedReason !== null,
     });
     const { namespace = '', name = '' } = desired.metadata ?? {};
-    const actual = this.deps.caches.cronJobs.get(name, namespace);
     if (!actual) {
       try {
         await this.deps.cluster.createCronJob(namespace, desired);
       } catch (error) {
-        if (statusOf(error) === 409) return;
+        if (statusOf(error) === 409) return 'changed meanwhile';
         if (statusOf(error) === 422) {
           await this.refuse(resource, 'ClusterRefused', `the CronJob was refused: ${apiMessage(error)}`);
         }
         throw error;
       }
       // No Event: a new CronJob is routine, and the Ready condition says so.
-      return;
+      return 'in place';
     }
-    if (!this.deps.desired.cronJobNeedsUpdate(desired, actual)) return;
-    await this.deps.cluster.replaceCronJob(namespace, name, {
-      ...desired,
-      metadata: { ...desired.metadata, resourceVersion: actual.metadata?.resourceVersion },
-    });
+    if (!this.deps.desired.cronJobNeedsUpdate(desired, actual)) return 'in place';
+    try {
+      await this.deps.cluster.replaceCronJob(namespace, name, {
+        ...desired,
+        metadata: { ...desired.metadata, resourceVersion: actual.metadata?.resourceVersion },
+      });
+    } catch (error) {
+      if (statusOf(error) === 409) return 'changed meanwhile';
+      throw error;
+    }
     await this.deps.events.record(
       resource,
       'Normal',
       'CronJobUpdated',
       `brought CronJob ${name} in line with the spec`,
     );
+    return 'in place';
   }
 
   /**
