@@ -19,7 +19,9 @@ RUN npm run build \
 # --- runtime: node 24, dist/, production node_modules, and the tools job commands expect --------
 FROM ${NODE_IMAGE} AS runtime
 # sh and coreutils come with the base image; curl and a PostgreSQL client for job commands,
-# tzdata for time zones, tini to forward signals and reap the children of `crondeck run`.
+# tzdata for time zones; tini forwards signals to `crondeck serve` and `crondeck controller` and
+# reaps the orphans of the commands the local runtime runs. Job pods name their command, so there
+# `crondeck run` is the process the kubelet signals (it stops the attempt on SIGTERM).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates curl postgresql-client tzdata tini \
  && rm -rf /var/lib/apt/lists/* \

@@ -98,6 +98,8 @@ describe('desiredCronJob without spec.image (one container runs crondeck run)', 
       name: 'run',
       image: context.image,
       command: ['crondeck', 'run'],
+      // The one writable directory of the read-only root: `pg_dump > dump.sql` works.
+      workingDir: '/tmp',
       securityContext: {
         allowPrivilegeEscalation: false,
         capabilities: { drop: ['ALL'] },
@@ -173,6 +175,8 @@ describe('desiredCronJob with spec.image (runner as a native sidecar)', () => {
       image: context.image,
       restartPolicy: 'Always',
       command: ['crondeck', 'run', '--supervise'],
+      // Its own, with limits, so that a ResourceQuota counting limits admits the pod.
+      resources: { requests: { cpu: '10m', memory: '96Mi' }, limits: { cpu: '1', memory: '256Mi' } },
       volumeMounts: [
         { name: 'crondeck', mountPath: '/crondeck' },
         { name: 'tmp', mountPath: '/tmp' },

@@ -236,6 +236,13 @@ export function describeE2e(title: string, provideTarget: () => Promise<E2eTarge
       expect(recorded.stdout).toBe(expected);
     }, 180_000);
 
+    it('starts the command where it can write (Crondeck’s image has a read-only root but /tmp)', async () => {
+      const { recorded } = await runNow('writes', {
+        command: 'echo saved > "report-$$.txt" && cat "report-$$.txt" && rm "report-$$.txt" && pwd',
+      });
+      expect(recorded).toMatchObject({ status: 'success', exitCode: 0, stdout: 'saved\n/tmp\n' });
+    }, 180_000);
+
     it('does the same in an image of the user’s (spec.image: the runner as a native sidecar)', async () => {
       const { job, recorded } = await runNow('bytes-image', {
         command: BYTES_COMMAND,

@@ -20,6 +20,19 @@ const RUNNER_SIDECAR = 'crondeck-runner';
 const JOB_CONTAINER = 'job';
 const SUPERVISE_VOLUME = 'crondeck';
 const TMP_VOLUME = 'tmp';
+/** Where a command starts in Crondeck's image: the one writable directory of its read-only root. */
+const WRITABLE_DIR = '/tmp';
+
+/**
+ * The runner sidecar's own resources (spec.resources are the job container's). Explicit, so that a
+ * namespace whose ResourceQuota counts limits admits the pod (quota admission refuses a container
+ * without them). The runner peaks at about 82 MiB, more while a command prints tens of megabytes
+ * (docs/kubernetes.md, "A job's memory limit"); it mostly waits.
+ */
+const RUNNER_SIDECAR_RESOURCES: V1ResourceRequirements = {
+  requests: { cpu: '10m', memory: '96Mi' },
+  limits: { cpu: '1', memory: '256Mi' },
+};
 
 export interface PodSpecInput {
   spec: ScheduledJobSpec;
@@ -151,6 +164,7 @@ export function runnerPodSpec(input: PodSpecInput): V1PodSpec {
       image: input.image,
       imagePullPolicy: input.imagePullPolicy,
       command: ['crondeck', 'run'].map(kubeletLiteral),
+      workingDir: WRITABLE_DIR,
       env: [...runnerEnv(input), ...userEnv(spec.env)],
       resources,
       securityContext: CONTAINER_SECURITY_CONTEXT,
@@ -167,6 +181,7 @@ export function runnerPodSpec(input: PodSpecInput): V1PodSpec {
     restartPolicy: 'Always',
     command: ['crondeck', 'run', '--supervise'].map(kubeletLiteral),
     env: [...runnerEnv(input), literal(RUNNER_ENV.superviseDir, SUPERVISE_DIR)],
+    resources: RUNNER_SIDECAR_RESOURCES,
     securityContext: CONTAINER_SECURITY_CONTEXT,
     volumeMounts: [superviseMount, tmpMount],
   });

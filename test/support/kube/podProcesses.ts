@@ -79,7 +79,9 @@ export async function startLocalPod(pod: Obj, options: LocalPodOptions): Promise
     const [program, ...args] = argv.map(mounted);
     if (!program) throw new ContainerConfigError(`container ${container.name} has no command`);
     const full = program === 'crondeck' ? [...crondeck, ...args] : [program, ...args];
-    const child = spawn(full[0]!, full.slice(1), { cwd: ROOT, env: processEnv, stdio: 'ignore' });
+    // The container's working directory, as a kubelet starts it (its image's otherwise: here, the checkout).
+    const cwd = typeof container.workingDir === 'string' ? mounted(container.workingDir) : ROOT;
+    const child = spawn(full[0]!, full.slice(1), { cwd, env: processEnv, stdio: 'ignore' });
     running.add(child);
     const exited = new Promise<number>((done) => {
       child.on('error', () => done(127));
