@@ -263,6 +263,27 @@ describe('the chart with the default values', () => {
     find(all, 'Service', 'rel-crondeck-postgresql');
   });
 
+  test('sizes the bundled PostgreSQL’s connections for every replica, one more of each in a rolling update', () => {
+    // What each process may open (src/store/database.ts, docs/operations.md): two pools of 10, and
+    // for the API the session that holds its lock.
+    const perApi = 2 * 10 + 1;
+    const perController = 2 * 10;
+    for (const [api, controller] of [
+      [2, 1],
+      [4, 2],
+      [8, 3],
+    ] as const) {
+      const sts = find(
+        helmTemplate(['--set', `api.replicas=${api}`, '--set', `controller.replicas=${controller}`]),
+        'StatefulSet',
+        'rel-crondeck-postgresql',
+      );
+      const args = sts.spec.template.spec.containers[0].args as string[];
+      const max = Number(/^max_connections=(\d+)$/.exec(args[args.indexOf('-c') + 1]!)![1]);
+      expect(max).toBeGreaterThanOrEqual((api + 1) * perApi + (controller + 1) * perController);
+    }
+  });
+
   test('renders no Ingress, ServiceMonitor, PrometheusRule or dashboard unless asked', () => {
     const kinds = objs().map((o) => o.kind);
     for (const kind of ['Ingress', 'ServiceMonitor', 'PrometheusRule', 'ConfigMap'])
