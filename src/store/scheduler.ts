@@ -8,6 +8,19 @@ export async function readSchedulerState(db: Queryable): Promise<SchedulerState>
   return { paused: rows[0]?.paused ?? false, until: rows[0]?.paused_until ?? null };
 }
 
+/**
+ * The scheduler's state once a change of it that is being made has ended. A pause or a resume
+ * writes the state and patches every CronJob in one transaction (SchedulerControl), so a reader
+ * that one of those patches woke (the controller) would read the state from before the change and
+ * undo it. `FOR SHARE` waits for the writer's transaction, then reads what it committed.
+ */
+export async function readSchedulerStateAfterChanges(db: Queryable): Promise<SchedulerState> {
+  const { rows } = await db.query<{ paused: boolean; paused_until: Date | null }>(
+    'SELECT paused, paused_until FROM scheduler_state WHERE id = 1 FOR SHARE',
+  );
+  return { paused: rows[0]?.paused ?? false, until: rows[0]?.paused_until ?? null };
+}
+
 export async function writeSchedulerState(db: Queryable, state: SchedulerState): Promise<void> {
   await db.query('UPDATE scheduler_state SET paused = $1, paused_until = $2 WHERE id = 1', [
     state.paused,

@@ -1,28 +1,38 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Database } from '../../src/store/database';
 import { writeSchedulerState } from '../../src/store/scheduler';
-import { createTestDatabase } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { createScheduledJob, NAMESPACE, runController, startCluster, until } from './cluster';
+import { serverDatabase } from './slotCluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
- * A pause lands in the middle of a reconcile: the controller has read the scheduler state (not
- * paused) when `POST /api/scheduler/pause` commits the pause and suspends the CronJob, and the
- * controller's cache has the suspended CronJob by the time it compares. It must not write back the
- * CronJob it computed from the state it read before: that would unsuspend a CronJob during a pause
- * (on a cluster, until some later pass: a fire could happen meanwhile).
+ * A pause, or a resume, as `POST /api/scheduler/pause` makes it in Kubernetes mode
+ * (SchedulerControl): in one transaction, the scheduler's state written and every CronJob patched,
+ * then the commit. The patches wake the controller before the commit; what it writes must not undo
+ * them (a CronJob unsuspended during a pause could fire; one suspended again after a resume would
+ * not). On a PostgreSQL server: its row locks are what the controller's read waits on.
  */
-describe('a pause that lands while the controller reconciles', () => {
+describe('a pause or a resume while the controller reconciles', () => {
   let emu: KubeEmulator;
   let kc: KubeConfig;
   let db: Database;
   let controller: Awaited<ReturnType<typeof runController>> | undefined;
+  /** Every version of the CronJob `racing` stored, in order. */
+  const versions: Obj[] = [];
 
   beforeAll(async () => {
     ({ emu, kc } = await startCluster());
-    db = await createTestDatabase();
+    db = await serverDatabase();
+    emu.store.subscribe((event) => {
+      if (event.resourceKey.endsWith('cronjobs') && event.object.metadata.name === 'racing') {
+        versions.push(event.object);
+      }
+    });
+    controller = await runController(kc, db);
+    await createScheduledJob(kc, 'racing', { schedule: '*/5 * * * *', command: 'true' });
+    await until(() => cronJob()?.spec.suspend === false, 'the CronJob');
   }, 60_000);
   afterAll(async () => {
     await controller?.stop();
@@ -30,65 +40,46 @@ describe('a pause that lands while the controller reconciles', () => {
     await db.close();
   });
 
-  it('never unsuspends the CronJob the pause suspended', async () => {
-    // The controller's database: its next read of the scheduler state, once armed, is followed by
-    // the API's pause (the state committed, the CronJob suspended), before the controller goes on.
-    let pauseAfterNextRead: (() => Promise<void>) | null = null;
-    const pool = new Proxy(db.pool, {
-      get(target, property, receiver) {
-        if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
-        return async (...args: unknown[]) => {
-          const result = await (target.query as (...a: unknown[]) => Promise<unknown>)(...args);
-          const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text;
-          if (pauseAfterNextRead && text?.includes('FROM scheduler_state')) {
-            const pause = pauseAfterNextRead;
-            pauseAfterNextRead = null;
-            await pause();
-          }
-          return result;
-        };
-      },
-    });
-    controller = await runController(kc, { ...db, pool });
-    const cronJob = () => emu.objects('cronjobs', NAMESPACE).find((c) => c.metadata.name === 'racing');
-    await createScheduledJob(kc, 'racing', { schedule: '*/5 * * * *', command: 'true' });
-    await until(() => cronJob()?.spec.suspend === false, 'the CronJob');
+  const cronJob = () => emu.objects('cronjobs', NAMESPACE).find((c) => c.metadata.name === 'racing');
+  const ready = () =>
+    (
+      emu.objects('scheduledjobs', NAMESPACE).find((s) => s.metadata.name === 'racing')?.status
+        ?.conditions as Obj[] | undefined
+    )?.find((c) => c.type === 'Ready');
 
-    // Every version of the CronJob stored from the pause on.
-    const versions: Obj[] = [];
-    let pausedAt = Infinity;
-    emu.store.subscribe((event) => {
-      if (event.resourceKey.endsWith('cronjobs') && event.object.metadata.name === 'racing') {
-        if (Number(event.object.metadata.resourceVersion) >= pausedAt) versions.push(event.object);
-      }
-    });
-    pauseAfterNextRead = async () => {
-      await writeSchedulerState(db.pool, { paused: true, until: null });
-      const suspended = await controller!.manager.cluster.patchCronJob(NAMESPACE, 'racing', {
-        spec: { suspend: true },
+  /** The API's change: the state and the CronJob's patch in one transaction, committed a while after. */
+  async function switchScheduler(paused: boolean): Promise<Obj[]> {
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await writeSchedulerState(client, { paused, until: null });
+      const patched = await controller!.manager.cluster.patchCronJob(NAMESPACE, 'racing', {
+        spec: { suspend: paused },
       });
-      pausedAt = Number(suspended.metadata!.resourceVersion);
-      versions.push(suspended as Obj);
-      // Time for the watch to bring the suspended CronJob into the controller's cache.
+      const from = versions.findIndex(
+        (v) => v.metadata.resourceVersion === patched.metadata!.resourceVersion,
+      );
+      // The controller sees the patch, and reconciles, before the commit.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await client.query('COMMIT');
+      await until(() => ready()?.message?.includes('paused') === paused, 'the controller to see the change');
       await new Promise((resolve) => setTimeout(resolve, 300));
-    };
-    // Something brings the controller back to the ScheduledJob (a label added by hand).
-    await controller.manager.cluster.patchScheduledJob(NAMESPACE, 'racing', {
-      metadata: { labels: { touched: 'yes' } },
-    });
-    await until(() => pauseAfterNextRead === null, 'the reconcile the pause lands in');
-    const ready = () =>
-      (
-        emu.objects('scheduledjobs', NAMESPACE).find((s) => s.metadata.name === 'racing')?.status
-          ?.conditions as Obj[] | undefined
-      )?.find((c) => c.type === 'Ready');
-    await until(() => ready()?.message?.includes('paused'), 'the controller to see the pause');
+      return versions.slice(from);
+    } finally {
+      client.release();
+    }
+  }
 
+  it('never unsuspends the CronJob a pause suspended, nor suspends again one a resume resumed', async () => {
+    const afterPause = await switchScheduler(true);
+    expect(afterPause.map((version) => version.spec.suspend)).not.toContain(false);
     expect(cronJob()?.spec.suspend).toBe(true);
-    expect(versions.map((version) => version.spec.suspend)).not.toContain(false);
-    // The refused write is routine: the next pass came with the watch, nothing failed.
+
+    const afterResume = await switchScheduler(false);
+    expect(afterResume.map((version) => version.spec.suspend)).not.toContain(true);
+    expect(cronJob()?.spec.suspend).toBe(false);
     expect(
-      controller.logger.lines.filter((line) => JSON.stringify(line).includes('reconcile failed')),
+      controller!.logger.lines.filter((line) => JSON.stringify(line).includes('reconcile failed')),
     ).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { isPausedAt } from '../../domain/schedulerState';
 import { isUniqueViolation } from '../../store/database';
 import { deleteJobForResource, upsertJobForResource } from '../../store/resourceJobs';
 import { saveJobInLedger } from '../../store/slots';
-import { readSchedulerState } from '../../store/scheduler';
+import { readSchedulerStateAfterChanges } from '../../store/scheduler';
 import { apiMessage, statusOf } from '../../kube/apiErrors';
 import type { ClusterClient } from '../../kube/clusterClient';
 import type { EventRecorder } from '../events';
@@ -114,9 +114,10 @@ export class ScheduledJobReconciler {
 
     // The CronJob as this pass finds it, taken before the database is read: what the pass writes
     // is built from the job's row and the scheduler's state as read next, and is written only over
-    // this version. The API writes the database first and the CronJob after (a pause, a toggle), so
-    // a write of theirs that this pass's reads missed comes after this version: the replace is then
-    // refused (409) and the next pass reads their state, instead of undoing their suspend.
+    // this version. A writer that changes the database and then the CronJob (the alert policy's
+    // suspension) changes it after this version if this pass's reads missed its change: the replace
+    // is then refused (409) and the next pass reads it, instead of undoing it. (A pause patches the
+    // CronJobs before it commits: the read of the scheduler's state waits for it.)
     const cronJobSeen = this.deps.caches.cronJobs.get(cronJobNameFor(name), namespace);
     const outcome = jobInputOfScheduledJob(resource, this.deps.homeNamespace);
     if (!outcome.ok) {
@@ -152,7 +153,7 @@ export class ScheduledJobReconciler {
       return {};
     }
     const now = this.deps.clock.now();
-    const scheduler = await readSchedulerState(this.deps.pool);
+    const scheduler = await readSchedulerStateAfterChanges(this.deps.pool);
     const paused = isPausedAt(scheduler, now);
     // The CronJob changed since this pass took it: the change's watch event brings the next pass.
     if ((await this.ensureCronJob(resource, job, paused, cronJobSeen)) === 'changed meanwhile') return {};
