@@ -1,3 +1,4 @@
+import type { LookupAddress, lookup } from 'node:dns';
 import type { Database } from '../../src/store/database';
 import { createTestDatabase } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
@@ -22,9 +23,25 @@ describe('GET|PUT|DELETE /api/jobs/:id/alerts', () => {
     emails: [{ to: ['ops@example.com', 'oncall@localhost'], events: ['failed'] }],
   };
 
+  /**
+   * With deny ranges set, a PUT looks up each webhook's host name. The names here answer at once
+   * with a public (documentation) address, as a resolver would answer for such hosts: allowed. The
+   * system's resolver would send real DNS queries, one per webhook, and a query lost on the way
+   * costs its 5 s retry (glibc's timeout): a few PUTs of the file took 5 s each that way.
+   */
+  const lookupWebhookHost = ((
+    _host: string,
+    _options: unknown,
+    callback: (error: null, addresses: LookupAddress[]) => void,
+  ) => callback(null, [{ address: '192.0.2.10', family: 4 }])) as unknown as typeof lookup;
+
   beforeAll(async () => {
     db = await createTestDatabase();
-    service = await startTestService({ db, env: { SERVICE_WEBHOOK_DENY_CIDRS: '169.254.0.0/16, fd00::/8' } });
+    service = await startTestService({
+      db,
+      env: { SERVICE_WEBHOOK_DENY_CIDRS: '169.254.0.0/16, fd00::/8' },
+      alerting: { lookupWebhookHost },
+    });
     const created = await service.request('POST', '/api/jobs', {
       name: 'backup',
       schedule: '0 2 * * *',

@@ -82,7 +82,8 @@ describe('two services on one database', () => {
     ).body;
     const { rowCount } = await db.pool.query(
       `SELECT pg_terminate_backend(pid) FROM pg_locks
-        WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1`,
+        WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       [LEADER_LOCK_KEY],
     );
     expect(rowCount).toBe(1);

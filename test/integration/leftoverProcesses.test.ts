@@ -68,7 +68,8 @@ describe('processes left running by a service that was killed', () => {
     if (!onPostgresServer) return;
     await db.pool.query(
       `SELECT pg_terminate_backend(pid) FROM pg_locks
-        WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1`,
+        WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       [LEADER_LOCK_KEY],
     );
   };

@@ -116,7 +116,8 @@ describe('the slot ledger under faults', () => {
     // The server ends the judge's session, as it does when the process dies: the lock holder goes.
     const { rowCount } = await db.pool.query(
       `SELECT pg_terminate_backend(pid) FROM pg_locks
-        WHERE locktype = 'advisory' AND granted AND mode = 'ExclusiveLock' AND objid = $1`,
+        WHERE locktype = 'advisory' AND granted AND mode = 'ExclusiveLock' AND objid = $1
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       [SLOT_EVIDENCE_LOCK_KEY],
     );
     expect(rowCount).toBe(1);
@@ -163,7 +164,8 @@ describe('the judge of a cluster’s replicas', () => {
       loops.push(loop(), loop());
       for (const each of loops) await each.start();
       const held = await db.pool.query(
-        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = $1`,
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = $1
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         [SLOT_JUDGE_LOCK_KEY],
       );
       expect(held.rows[0].n).toBe(1);

@@ -80,7 +80,8 @@ describe('the slot evidence locks', () => {
   async function waitsForLockOf(jobId: number): Promise<boolean> {
     const { rows } = await db.pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_locks
-        WHERE locktype = 'advisory' AND NOT granted AND classid = $1 AND objid = $2 AND objsubid = 2`,
+        WHERE locktype = 'advisory' AND NOT granted AND classid = $1 AND objid = $2 AND objsubid = 2
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       [SLOT_EVIDENCE_LOCK_KEY, jobId],
     );
     return rows[0]!.n > 0;

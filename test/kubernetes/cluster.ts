@@ -108,6 +108,26 @@ export async function runController(
   return { ...running, logger };
 }
 
+/**
+ * Waits until the controller has settled a finished Kubernetes Job for good: recorded the run its
+ * pod never reported (or found it recorded), or found that it ran nothing (its runner was refused
+ * the slot). It looks at the Job no more after that (its RunReconciler's `settled` memo, read here
+ * as nothing else shows it), so what the database holds then is all it will ever write for the Job:
+ * a test that says the controller adds nothing asserts after this rather than after a sleep.
+ */
+export async function untilSettled(
+  controller: RunningController,
+  kubeJob: { metadata?: { uid?: string; name?: string } },
+): Promise<void> {
+  const reconciler = (controller.manager as unknown as { runReconciler?: { settled?: unknown } })
+    .runReconciler;
+  const settled = reconciler?.settled;
+  if (!(settled instanceof Set))
+    throw new Error('the controller has no RunReconciler `settled` memo to read');
+  const uid = kubeJob.metadata?.uid;
+  await until(() => settled.has(uid), `the controller to settle ${kubeJob.metadata?.name}`);
+}
+
 /** Polls `check` until it holds; fails naming what it waited for. */
 export async function until<T>(
   check: () => Promise<T | undefined | null | false> | T,

@@ -82,7 +82,7 @@ describe('the autumn DST double fire of a CronJob', () => {
       trigger: 'schedule',
     });
     // The controller does not record the refused Job as a run that never reported.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await cluster.untilSettledByController(second);
     expect(await cluster.executions(jobId)).toHaveLength(1);
 
     expect(await cluster.judgedSlots(jobId, new Date(repeat.getTime() + 2 * MINUTE))).toEqual([

@@ -14,6 +14,7 @@ import {
   runController,
   startCluster,
   until,
+  untilSettled,
 } from './cluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -28,7 +29,7 @@ describe('the full loop on the emulated cluster', () => {
   let db: Database;
   let service: TestService;
   let receiver: Receiver;
-  let stopController: () => Promise<void>;
+  let controller: Awaited<ReturnType<typeof runController>>;
   const yearly = recentYearlyFire();
 
   beforeAll(async () => {
@@ -41,8 +42,7 @@ describe('the full loop on the emulated cluster', () => {
       env: { SERVICE_REPORT_SECRET: REPORT_SECRET },
       alerting: { pollIntervalMs: 50 },
     });
-    const controller = await runController(cluster.kc, db, { reportUrl: service.url });
-    stopController = () => controller.stop();
+    controller = await runController(cluster.kc, db, { reportUrl: service.url });
     await createScheduledJob(cluster.kc, 'loop', {
       schedule: yearly.schedule,
       timeZone: 'UTC',
@@ -53,7 +53,7 @@ describe('the full loop on the emulated cluster', () => {
     await until(() => emu.objects('cronjobs', NAMESPACE).length === 1, 'the CronJob');
   }, 60_000);
   afterAll(async () => {
-    await stopController();
+    await controller?.stop();
     await service.stop();
     await receiver.close();
     await emu.stop();
@@ -95,7 +95,7 @@ describe('the full loop on the emulated cluster', () => {
     });
 
     // The Job failed; the controller sees the run closed by the pod's final report.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await untilSettled(controller, job);
     expect(await executions(id)).toHaveLength(2);
   }, 60_000);
 

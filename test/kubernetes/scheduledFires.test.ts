@@ -4,7 +4,15 @@ import { createTestDatabase } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { runPod } from '../support/kube/kubelet';
 import { startTestService, type TestService } from '../support/service';
-import { createScheduledJob, NAMESPACE, REPORT_SECRET, runController, startCluster, until } from './cluster';
+import {
+  createScheduledJob,
+  NAMESPACE,
+  REPORT_SECRET,
+  runController,
+  startCluster,
+  until,
+  untilSettled,
+} from './cluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -21,7 +29,7 @@ describe('scheduled fires on the emulated cluster', () => {
   let emu: KubeEmulator;
   let db: Database;
   let service: TestService;
-  let stopController: () => Promise<void>;
+  let controller: Awaited<ReturnType<typeof runController>>;
   // The cluster's clock runs with real time, moved on by `advance`; it starts 10 s past a minute.
   let offsetMs = 0;
   const clock = { now: () => new Date(Date.now() + offsetMs) };
@@ -34,12 +42,11 @@ describe('scheduled fires on the emulated cluster', () => {
     emu = cluster.emu;
     db = await createTestDatabase();
     service = await startTestService({ db, env: { SERVICE_REPORT_SECRET: REPORT_SECRET } });
-    const controller = await runController(cluster.kc, db, {
+    controller = await runController(cluster.kc, db, {
       reportUrl: service.url,
       clock,
       reportGraceMs: 500,
     });
-    stopController = () => controller.stop();
     await createScheduledJob(cluster.kc, 'minutely', {
       schedule: '* * * * *',
       timeZone: 'UTC',
@@ -48,7 +55,7 @@ describe('scheduled fires on the emulated cluster', () => {
     await until(() => emu.objects('cronjobs', NAMESPACE).length === 1, 'the CronJob');
   }, 60_000);
   afterAll(async () => {
-    await stopController();
+    await controller?.stop();
     await service.stop();
     await emu.stop();
     await db.close();
@@ -104,7 +111,8 @@ describe('scheduled fires on the emulated cluster', () => {
     ]);
 
     // Later passes of the controller (the grace has passed for both Jobs) add nothing.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await untilSettled(controller, first);
+    await untilSettled(controller, late);
     expect(await executions(id)).toHaveLength(3);
   }, 60_000);
 });

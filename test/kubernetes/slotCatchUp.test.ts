@@ -64,7 +64,7 @@ describe('catch-up and backfill on the emulated cluster', () => {
       'crondeck.dev/trigger': 'catchUp',
     });
     // One run of a job at a time: the next catch-up waits for this one to end.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await cluster.untilSlotRunnerLooked();
     expect(cluster.jobsOf('every').map((job) => job.metadata.name)).toEqual([everyFirst.metadata.name]);
     expect(cluster.jobsOf('latest').map((job) => job.metadata.name)).toEqual([latestRun.metadata.name]);
 
@@ -135,7 +135,7 @@ describe('catch-up and backfill on the emulated cluster', () => {
 
     await until(() => backfillJobs().length === 2, 'the first two backfill Jobs');
     // Two at a time: the third waits for one of them to end.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await cluster.untilSlotRunnerLooked();
     expect(backfillJobs()).toHaveLength(2);
     // Oldest first, one Job per slot, each running its slot until all four have run.
     for (let ran = 0; ran < 4; ran++) {
@@ -187,7 +187,7 @@ describe('catch-up and backfill on the emulated cluster', () => {
     // starts the next one beside it.
     await cluster.stopTheController();
     await cluster.startController();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await cluster.untilSlotRunnerLooked();
     expect(backfillJobs().map((job) => job.metadata.name)).toEqual([first.metadata.name]);
     expect(await cluster.runJob(first)).toBe(0);
     const second = await until(

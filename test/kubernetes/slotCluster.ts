@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../src/domain/clock';
+import type { RunningController } from '../../src/controller/startController';
 import type { RunningService } from '../../src/service';
 import { connectToServer, type Database } from '../../src/store/database';
 import { migrate } from '../../src/store/migrate';
@@ -8,7 +9,7 @@ import { provideDatabase } from '../e2e/database';
 import type { KubeEmulator } from '../support/kube/emulator';
 import { runPod } from '../support/kube/kubelet';
 import { createMemoryLogger } from '../support/memoryLogger';
-import { NAMESPACE, runController, serveOnCluster, startCluster, until } from './cluster';
+import { NAMESPACE, runController, serveOnCluster, startCluster, until, untilSettled } from './cluster';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -45,7 +46,7 @@ export class OffsetClock implements Clock {
  * the stand-in kubelet runs as real `crondeck run` processes.
  */
 export class SlotCluster {
-  private stopController: (() => Promise<void>) | null = null;
+  private controller: RunningController | null = null;
 
   private constructor(
     readonly emu: KubeEmulator,
@@ -73,12 +74,36 @@ export class SlotCluster {
       reportGraceMs: 300,
       slotRunIntervalMs: 200,
     });
-    this.stopController = () => controller.stop();
+    this.controller = controller;
   }
 
   async stopTheController(): Promise<void> {
-    await this.stopController?.();
-    this.stopController = null;
+    await this.controller?.stop();
+    this.controller = null;
+  }
+
+  /** Waits until the controller has settled a finished Kubernetes Job for good (`untilSettled`). */
+  async untilSettledByController(kubeJob: Obj): Promise<void> {
+    if (!this.controller) throw new Error('the controller is not running');
+    await untilSettled(this.controller, kubeJob);
+  }
+
+  /**
+   * Waits until the controller's slot runner (catch-ups, backfills) has made a whole pass that
+   * looked at the cluster's Jobs as they are now, so that any Job it was going to make of them, it
+   * has made: a test that says it makes no more Jobs asserts after this rather than after a sleep.
+   * A pass lists the Jobs of each job it is catching up or backfilling (one such job here), and
+   * passes follow one another: the third list after now comes from a pass that started after the
+   * pass of the second had ended. (An informer's relist counts too: a pass less of margin.) A runner
+   * with nothing left to catch up lists nothing: after 5 s the test asserts all the same.
+   */
+  async untilSlotRunnerLooked(): Promise<void> {
+    const lists = () => this.emu.requestCounts()['list jobs'] ?? 0;
+    const before = lists();
+    const deadline = Date.now() + 5000;
+    while (lists() < before + 3 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
   }
 
   async stop(): Promise<void> {
@@ -142,9 +167,29 @@ export class SlotCluster {
     return full.reverse();
   }
 
-  /** Judges at `now` (the judge of the one replica holding its lock), then lists the slots oldest first. */
+  /**
+   * Judges at `now` (the judge of the one replica holding its lock) until every slot of the job
+   * whose grace has passed at `now` is judged, then lists the slots oldest first.
+   *
+   * One pass is not enough: the judge leaves a job that is being written at that moment to its
+   * next pass rather than wait for it (`lockDueCursors` in src/store/slots.ts: SKIP LOCKED on the
+   * cursor and the job's row, a try-lock on its evidence), and the controller writes the job's row
+   * and its cursor (`upsertJobForResource`, `saveJobInLedger`) each time it reconciles the
+   * ScheduledJob: after writing its status, after a toggle, a pause or a resume. In a cluster the
+   * judge's next pass comes a few seconds later; here the test asks again until the job's cursor
+   * is due after `now`, which the judge's plan makes it once it has judged every slot up to `now`
+   * (the jobs of these tests all have a next slot). What is listed is then exactly what was judged.
+   */
   async judgedSlots(jobId: number, now: Date): Promise<Obj[]> {
-    await this.service.judge.judge(now);
+    await until(async () => {
+      await this.service.judge.judge(now);
+      const { rows } = await this.db.pool.query<{ due_at: Date | null }>(
+        'SELECT due_at FROM slot_cursors WHERE job_id = $1',
+        [jobId],
+      );
+      const dueAt = rows[0]?.due_at;
+      return dueAt != null && dueAt.getTime() > now.getTime();
+    }, `the judge to judge every slot of job ${jobId} due at ${now.toISOString()}`);
     return ((await this.request('GET', `/api/jobs/${jobId}/slots`)).body as Obj[]).reverse();
   }
 }

@@ -176,7 +176,7 @@ describe('the slot ledger of runs on the emulated cluster', () => {
     const execution = (await cluster.waitForExecutions(jobId, 1))[0]!;
     expect(execution).toMatchObject({ scheduledAt: slot.toISOString(), status: 'success' });
     // Nor does the controller record the second Job as a run that never reported.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await cluster.untilSettledByController(second);
     expect(await cluster.executions(jobId)).toHaveLength(1);
 
     expect(await cluster.judgedSlots(jobId, afterGrace(slot))).toEqual([
