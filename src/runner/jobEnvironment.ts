@@ -20,7 +20,7 @@ export interface RunNaming {
  */
 export type CommandHost = 'service' | 'pod';
 
-const hostsOwn: Record<CommandHost, (name: string) => boolean> = {
+const ownedByHost: Record<CommandHost, (name: string) => boolean> = {
   service: (name) => name.startsWith('SERVICE_') || name === 'DATABASE_URL' || name.startsWith('CRONDECK_'),
   pod: (name) => name.startsWith('CRONDECK_'),
 };
@@ -34,10 +34,10 @@ export function jobEnvironment(
   run: RunNaming,
   host: CommandHost,
 ): NodeJS.ProcessEnv {
-  const isHosts = hostsOwn[host];
+  const isHostsOwn = ownedByHost[host];
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(base)) {
-    if (!isHosts(name)) env[name] = value;
+    if (!isHostsOwn(name)) env[name] = value;
   }
   return { ...env, ...runVariables(run) };
 }
