@@ -1,8 +1,12 @@
 import type { V1CronJob, V1Job } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { finishedJob, jobNameForFireTime, skippedFireTimes } from '../../src/controller/runs/jobOutcome';
-import { ENDED_BEFORE_START_ANNOTATION } from '../../src/controller/runs/startDeadline';
+import {
+  ENDED_BEFORE_START_ANNOTATION,
+  finishedJob,
+  jobNameForFireTime,
+  skippedFireTimes,
+} from '../../src/controller/runs/jobOutcome';
 
 /** The Job bodies the real API server answered in transcript 09-job-pod, times filled in. */
 function recordedJob(exchange: number): V1Job {

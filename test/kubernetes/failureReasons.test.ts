@@ -107,6 +107,28 @@ describe('failure reasons on the emulated cluster', () => {
     emu.objects('scheduledjobs', NAMESPACE).find((sj) => sj.metadata.name === name)?.status as
       Obj | undefined;
 
+  /** The controller has kept `reason` for the run of `job` (in the database), as its pods said it. */
+  const untilReasonKept = (job: Obj, reason: string) =>
+    until(
+      async () =>
+        (
+          await db.pool.query('SELECT 1 FROM cluster_runs WHERE run_uid = $1 AND reason = $2', [
+            job.metadata.uid,
+            reason,
+          ])
+        ).rowCount === 1,
+      'the controller to see the pod',
+    );
+  /** The executions of job `id`, once there is one. */
+  const untilRecorded = (id: number) =>
+    until(async () => {
+      const listed = await executions(id);
+      return listed.length > 0 ? listed : null;
+    }, 'the controller to record the run');
+  /** The Kubernetes Job as stored now. */
+  const stored = (job: Obj) =>
+    emu.objects('jobs', NAMESPACE).find((j) => j.metadata.uid === job.metadata.uid)!;
+
   /** The pod's `crondeck run` reporting its final attempt, as it does over HTTP. */
   async function reportFinal(jobId: number, job: Obj, pod: Obj, fields: Obj) {
     const now = new Date().toISOString();
@@ -134,10 +156,7 @@ describe('failure reasons on the emulated cluster', () => {
     await failPodOomKilled(emu, NAMESPACE, pod.metadata.name);
     emu.syncJob(NAMESPACE, job.metadata.name);
 
-    const [execution] = await until(async () => {
-      const listed = await executions(id);
-      return listed.length > 0 ? listed : null;
-    }, 'the controller to record the run');
+    const [execution] = await untilRecorded(id);
     const message =
       'container "run" reached its memory limit of 64Mi and was killed by the kernel (Kubernetes does not report the peak usage)';
     expect(execution).toMatchObject({
@@ -223,25 +242,13 @@ describe('failure reasons on the emulated cluster', () => {
     const { job, pod } = fire('typo');
     await failImagePull(emu, NAMESPACE, pod.metadata.name);
     // The controller sees the pod wait for its image (kept for the run, in the database).
-    await until(
-      async () =>
-        (
-          await db.pool.query(
-            "SELECT 1 FROM cluster_runs WHERE run_uid = $1 AND reason = 'ImagePullBackOff'",
-            [job.metadata.uid],
-          )
-        ).rowCount === 1,
-      'the controller to see the pod',
-    );
+    await untilReasonKept(job, 'ImagePullBackOff');
     // activeDeadlineSeconds passes: the Job controller deletes the pending pod and fails the Job.
     offsetMs += 10 * 60_000;
     emu.syncJob(NAMESPACE, job.metadata.name);
     expect(emu.objects('pods', NAMESPACE).some((p) => p.metadata.uid === pod.metadata.uid)).toBe(false);
 
-    const [execution] = await until(async () => {
-      const listed = await executions(id);
-      return listed.length > 0 ? listed : null;
-    }, 'the controller to record the run');
+    const [execution] = await untilRecorded(id);
     const message = expect.stringContaining(
       'image "registry.example/nightly:v2-typo" of container "job" could not be pulled: Back-off pulling image',
     );
@@ -267,41 +274,28 @@ describe('failure reasons on the emulated cluster', () => {
     const { job, pod } = fire('typo-forever');
     expect(job.spec.activeDeadlineSeconds).toBeUndefined();
     await failImagePull(emu, NAMESPACE, pod.metadata.name);
-    await until(
-      async () =>
-        (
-          await db.pool.query(
-            "SELECT 1 FROM cluster_runs WHERE run_uid = $1 AND reason = 'ImagePullBackOff'",
-            [job.metadata.uid],
-          )
-        ).rowCount === 1,
-      'the controller to see the pod',
-    );
-    const jobNow = () => emu.objects('jobs', NAMESPACE).find((j) => j.metadata.uid === job.metadata.uid)!;
+    await untilReasonKept(job, 'ImagePullBackOff');
     // Before its ten minutes the run is left waiting: the image may yet come.
     offsetMs += 9 * 60_000;
     await failImagePull(emu, NAMESPACE, pod.metadata.name);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(jobNow().spec.activeDeadlineSeconds).toBeUndefined();
+    expect(stored(job).spec.activeDeadlineSeconds).toBeUndefined();
     // The kubelet keeps retrying the pull (the pod's status changes again) past the ten minutes.
     offsetMs += 2 * 60_000;
     await failImagePull(emu, NAMESPACE, pod.metadata.name);
-    await until(() => jobNow().spec.activeDeadlineSeconds !== undefined, 'the controller to end the Job');
-    expect(jobNow().spec.activeDeadlineSeconds).toBeGreaterThanOrEqual(11 * 60);
+    await until(() => stored(job).spec.activeDeadlineSeconds !== undefined, 'the controller to end the Job');
+    expect(stored(job).spec.activeDeadlineSeconds).toBeGreaterThanOrEqual(11 * 60);
     // Ended on whichever of the kubelet's two words it read last.
     const pulling = expect.stringMatching(/^(ErrImagePull|ImagePullBackOff)$/);
-    expect(jobNow().metadata.annotations).toMatchObject({ 'crondeck.dev/ended-before-start': pulling });
+    expect(stored(job).metadata.annotations).toMatchObject({ 'crondeck.dev/ended-before-start': pulling });
     // The Job controller fails it at once and deletes the pod, as at any deadline.
     emu.syncJob(NAMESPACE, job.metadata.name);
-    expect(jobNow().status.conditions).toContainEqual(
+    expect(stored(job).status.conditions).toContainEqual(
       expect.objectContaining({ type: 'Failed', status: 'True', reason: 'DeadlineExceeded' }),
     );
     expect(emu.objects('pods', NAMESPACE).some((p) => p.metadata.uid === pod.metadata.uid)).toBe(false);
 
-    const [execution] = await until(async () => {
-      const listed = await executions(id);
-      return listed.length > 0 ? listed : null;
-    }, 'the controller to record the run');
+    const [execution] = await untilRecorded(id);
     expect(execution).toMatchObject({
       status: 'failed',
       reason: pulling,
@@ -318,13 +312,9 @@ describe('failure reasons on the emulated cluster', () => {
     // every pod the Job controller makes (the pod's deletion brings the controller to the Job).
     offsetMs += 11 * 60_000;
     emu.store.remove('/pods', NAMESPACE, pod.metadata.name);
-    const jobNow = () => emu.objects('jobs', NAMESPACE).find((j) => j.metadata.uid === job.metadata.uid)!;
-    await until(() => jobNow().spec.activeDeadlineSeconds !== undefined, 'the controller to end the Job');
+    await until(() => stored(job).spec.activeDeadlineSeconds !== undefined, 'the controller to end the Job');
     emu.syncJob(NAMESPACE, job.metadata.name);
-    const [execution] = await until(async () => {
-      const listed = await executions(id);
-      return listed.length > 0 ? listed : null;
-    }, 'the controller to record the run');
+    const [execution] = await untilRecorded(id);
     expect(execution).toMatchObject({
       status: 'failed',
       reason: 'FailedCreate',

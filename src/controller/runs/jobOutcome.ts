@@ -1,7 +1,12 @@
 import type { V1CronJob, V1Job, V1JobCondition } from '@kubernetes/client-node';
 import { checkCron, nextFireTime } from '../../domain/cron';
 import type { FailureReason } from '../../domain/execution';
-import { ENDED_BEFORE_START_ANNOTATION } from './startDeadline';
+
+/**
+ * Set on a Job the controller ended before its run could start (startDeadline.ts), with the
+ * reason's code: the Job then fails as `DeadlineExceeded`, but its run failed, it did not time out.
+ */
+export const ENDED_BEFORE_START_ANNOTATION = 'crondeck.dev/ended-before-start';
 
 /** Set by the CronJob controller on the Jobs it creates: the fire time the Job is for. */
 export const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
@@ -47,6 +52,11 @@ export function finishedJob(job: V1Job): FinishedJob | null {
 /** When a Kubernetes Job (one run) started, as its status says; null before its pods were made. */
 export function runStartedAt(job: V1Job): Date | null {
   return toDate(job.status?.startTime);
+}
+
+/** Since when a Kubernetes Job's run has been on its way: its start, else its creation. */
+export function runWaitingSince(job: V1Job): Date | null {
+  return runStartedAt(job) ?? toDate(job.metadata?.creationTimestamp);
 }
 
 /**

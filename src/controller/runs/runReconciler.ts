@@ -9,10 +9,16 @@ import { findJob } from '../../store/jobs';
 import { wasRunPrevented } from '../../store/preventedRuns';
 import { LABEL_JOB_ID } from '../../kube/labels';
 import type { ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
-import { finishedJob, jobNameForFireTime, runStartedAt, skippedFireTimes } from './jobOutcome';
+import {
+  ENDED_BEFORE_START_ANNOTATION,
+  finishedJob,
+  jobNameForFireTime,
+  runStartedAt,
+  skippedFireTimes,
+} from './jobOutcome';
 import { slotOfKubeJob } from './jobSlot';
 import { diagnosePods } from './podDiagnosis';
-import { ENDED_BEFORE_START_ANNOTATION, startVerdict } from './startDeadline';
+import { startVerdict } from './startDeadline';
 
 export interface RunReconcilerDeps {
   pool: Pool;

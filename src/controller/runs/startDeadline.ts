@@ -1,5 +1,6 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { FailureReason } from '../../domain/execution';
+import { runWaitingSince } from './jobOutcome';
 import { cannotStartAlone } from './podDiagnosis';
 
 /**
@@ -11,12 +12,6 @@ import { cannotStartAlone } from './podDiagnosis';
  * long the runner's sidecar waits for the job container (runner/supervisor.ts).
  */
 export const RUN_START_DEADLINE_MS = 10 * 60_000;
-
-/**
- * Set on a Job the controller ended before its run could start, with the reason's code: the Job
- * then fails as `DeadlineExceeded`, but its run failed, it did not time out (jobOutcome.ts).
- */
-export const ENDED_BEFORE_START_ANNOTATION = 'crondeck.dev/ended-before-start';
 
 export type StartVerdict =
   /** Running, finished, or waiting for something that comes by itself (a node, an image pull). */
@@ -51,9 +46,9 @@ export function startVerdict(
         ? seen
         : null;
   if (!reason) return { verdict: 'fine' };
-  const since = toTime(job.status?.startTime) ?? toTime(job.metadata?.creationTimestamp);
+  const since = runWaitingSince(job);
   if (since === null) return { verdict: 'fine' };
-  const waited = now.getTime() - since;
+  const waited = now.getTime() - since.getTime();
   if (waited < deadlineMs) return { verdict: 'wait', inMs: deadlineMs - waited };
   const afterSeconds = Math.max(1, Math.floor(waited / 1000));
   // A deadline of its own that has passed already ends it.
@@ -65,10 +60,4 @@ export function startVerdict(
 function minutes(ms: number): string {
   const m = Math.round(ms / 60_000);
   return m === 1 ? '1 minute' : `${m} minutes`;
-}
-
-function toTime(value: Date | string | undefined): number | null {
-  if (value === undefined) return null;
-  const time = new Date(value).getTime();
-  return Number.isNaN(time) ? null : time;
 }
