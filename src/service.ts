@@ -25,6 +25,7 @@ import { SlotService } from './scheduling/slotService';
 import { SLOT_JUDGE_LOCK_KEY, SlotJudgeLoop } from './scheduling/slotJudgeLoop';
 import { AdvisoryLockLeadership } from './runtime/local/leadership';
 import type { Database } from './store/database';
+import { ListChangeFeed } from './store/listChangeFeed';
 import { migrate } from './store/migrate';
 import { waitForDatabase } from './store/waitForDatabase';
 import { VERSION } from './version';
@@ -64,6 +65,8 @@ export interface RunningService {
   alerting: Alerting;
   /** Judges the slot ledger (docs/slots.md); tests call it with their clock's time. */
   judge: SlotJudge;
+  /** The server's notifications of list changes, on a database server (null on the embedded one). */
+  listChanges: ListChangeFeed | null;
   /** Stops accepting requests, lets running jobs finish (or records them failed), closes the database. */
   stop(): Promise<void>;
 }
@@ -116,7 +119,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   );
   const { local } = created;
   const runtime = options.wrapRuntime ? options.wrapRuntime(created.runtime) : created.runtime;
-  const jobs = new JobService(pool, runtime, clock, env.defaultTimeZone);
+  // On a server, kept answers are proven current by its notifications (store/listChangeFeed.ts);
+  // the embedded database serves this process alone, on one session.
+  const listChanges = db.openSession ? new ListChangeFeed({ openSession: db.openSession, logger }) : null;
+  const jobs = new JobService(pool, runtime, clock, env.defaultTimeZone, listChanges);
   alerting.onJobsSuspended((jobIds) => {
     logger.warn('jobs suspended by their alert policy', { jobIds });
     jobs
@@ -153,7 +159,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   alerting.start();
   const stopRetention = scheduleRetention(pool, clock, env.retentionDays, logger);
 
-  const executionLists = new ExecutionLists(pool);
+  const executionLists = new ExecutionLists(pool, listChanges);
   const app = createApp({
     pool,
     genericPlanPool: db.genericPlanPool,
@@ -162,7 +168,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     jobs,
     executionLists,
     scheduler,
-    slots: new SlotService(pool, runtime, clock, env.defaultTimeZone),
+    slots: new SlotService(pool, runtime, clock, env.defaultTimeZone, listChanges),
     metrics: new ServiceMetrics(VERSION),
     alerts: alerting.api,
     reports: new ReportIngest(recorder),
@@ -188,10 +194,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await alerting.stop();
       server.closeAllConnections();
       await closed;
+      await listChanges?.stop();
       await db.close();
     })());
 
-  return { db, app, server, url, runtime, local, jobs, recorder, alerting, judge, stop };
+  return { db, app, server, url, runtime, local, jobs, recorder, alerting, judge, listChanges, stop };
 }
 
 function listen(app: Express, inFront: FrontHandler, port: number, host: string): Promise<Server> {

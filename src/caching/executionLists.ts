@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Execution } from '../domain/execution';
 import { type ExecutionQuery, listExecutions } from '../store/executions';
-import { readListVersion } from '../store/listVersions';
+import type { ListChanges } from '../store/listChangeFeed';
 import { VersionedRenders } from './versionedRenders';
 
 /**
@@ -12,8 +12,11 @@ import { VersionedRenders } from './versionedRenders';
 export class ExecutionLists {
   private readonly renders: VersionedRenders<Buffer>;
 
-  constructor(private readonly pool: Pool) {
-    this.renders = new VersionedRenders(() => readListVersion(pool, 'executions'));
+  constructor(
+    private readonly pool: Pool,
+    changes: ListChanges | null,
+  ) {
+    this.renders = new VersionedRenders({ list: 'executions', pool, changes });
   }
 
   /** The page `query` asks for, as `render` writes it (a pure function, the same on every call). */

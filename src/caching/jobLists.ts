@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
-import { readListVersion } from '../store/listVersions';
+import type { ListChanges } from '../store/listChangeFeed';
 import { nextRunWindow } from './nextRunWindow';
 import { VersionedRenders } from './versionedRenders';
 
@@ -17,8 +17,9 @@ export class JobLists<View extends { nextRun: Date | null }> {
     private readonly clock: Clock,
     /** The jobs as the API shows them at `now`, and the version of what it read. */
     private readonly read: (now: Date) => Promise<{ views: View[]; version: string }>,
+    changes: ListChanges | null,
   ) {
-    this.renders = new VersionedRenders(() => readListVersion(pool, 'jobs'), 1);
+    this.renders = new VersionedRenders({ list: 'jobs', pool, changes, maxKeys: 1 });
   }
 
   /** `render` must be a pure function, the same on every call. */

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
-import { readListVersion } from '../store/listVersions';
+import type { ListChanges } from '../store/listChangeFeed';
 import { nextRunWindow } from './nextRunWindow';
 import { VersionedRenders } from './versionedRenders';
 
@@ -28,8 +28,9 @@ export class JobRenders<View extends { nextRun: Date | null }> {
      * statement (so the two are of one snapshot). Rejects when there is no such job.
      */
     private readonly read: (id: number, now: Date) => Promise<{ view: View; version: string }>,
+    changes: ListChanges | null,
   ) {
-    this.renders = new VersionedRenders(() => readListVersion(pool, 'jobs'), MAX_JOBS_KEPT);
+    this.renders = new VersionedRenders({ list: 'jobs', pool, changes, maxKeys: MAX_JOBS_KEPT });
   }
 
   /** `render` must be a pure function, the same on every call. */

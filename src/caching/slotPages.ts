@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { readListVersion } from '../store/listVersions';
+import type { ListChanges } from '../store/listChangeFeed';
 import { listSlotsJson } from '../store/slots';
 import { VersionedRenders } from './versionedRenders';
 
@@ -27,8 +27,11 @@ export interface SlotPageRange {
 export class SlotPages {
   private readonly renders: VersionedRenders<Buffer | null>;
 
-  constructor(private readonly pool: Pool) {
-    this.renders = new VersionedRenders(() => readListVersion(pool, 'slots'), MAX_PAGES_KEPT);
+  constructor(
+    private readonly pool: Pool,
+    changes: ListChanges | null,
+  ) {
+    this.renders = new VersionedRenders({ list: 'slots', pool, changes, maxKeys: MAX_PAGES_KEPT });
   }
 
   /** The page's JSON, or null when the job does not exist. */

@@ -7,6 +7,7 @@ import { conflict, notFound } from '../domain/errors';
 import { effectiveTimeZone, type Job, type JobInput } from '../domain/job';
 import type { LastSlot } from '../domain/slots';
 import type { Runtime } from '../runtime/runtime';
+import type { ListChanges } from '../store/listChangeFeed';
 import { restartSuspensionCount } from '../store/alerts';
 import { isUniqueViolation, withTransaction } from '../store/database';
 import * as jobs from '../store/jobs';
@@ -38,9 +39,11 @@ export class JobService {
     private readonly runtime: Runtime,
     private readonly clock: Clock,
     private readonly defaultTimeZone: string,
+    /** The server's notifications of list changes, when the service listens (kept answers prove fresh at less cost). */
+    changes: ListChanges | null = null,
   ) {
-    this.lists = new JobLists(pool, clock, (now) => this.readViews(now));
-    this.renders = new JobRenders(pool, clock, (id, now) => this.readView(id, now));
+    this.lists = new JobLists(pool, clock, (now) => this.readViews(now), changes);
+    this.renders = new JobRenders(pool, clock, (id, now) => this.readView(id, now), changes);
   }
 
   async list(): Promise<JobView[]> {

@@ -7,6 +7,7 @@ import { effectiveTimeZone, type Job } from '../domain/job';
 import { type BackfillRequest, MAX_BACKFILL_SLOTS, slotOfFireTime, slotsBetween } from '../domain/slots';
 import type { Runtime } from '../runtime/runtime';
 import { withTransaction } from '../store/database';
+import type { ListChanges } from '../store/listChangeFeed';
 import { findJob } from '../store/jobs';
 import {
   type ClaimAnswer,
@@ -25,8 +26,9 @@ export class SlotService {
     private readonly runtime: Runtime,
     private readonly clock: Clock,
     private readonly defaultTimeZone: string,
+    changes: ListChanges | null = null,
   ) {
-    this.pages = new SlotPages(pool);
+    this.pages = new SlotPages(pool, changes);
   }
 
   /**

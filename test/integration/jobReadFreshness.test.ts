@@ -3,7 +3,7 @@ import type { Database } from '../../src/store/database';
 import { ControlledAttempts } from '../support/attempts';
 import { ManualClock } from '../support/clock';
 import { createTestDatabase, onPostgresServer } from '../support/database';
-import { startTestService, type TestService } from '../support/service';
+import { eventually, startTestService, type TestService } from '../support/service';
 
 /**
  * GET /api/jobs/:id answers a rendering it keeps while nothing the answer shows has changed. After
@@ -223,5 +223,47 @@ describe('GET /api/jobs/:id across two services on one database', () => {
 
     await a.request('DELETE', `/api/jobs/${id}`);
     expect((await b.request('GET', `/api/jobs/${id}`)).status).toBe(404);
+  });
+});
+
+/**
+ * On a server the service listens for the lists' change notifications and proves a kept answer
+ * current with a catch-up on that connection instead of reading the version (store/listChangeFeed.ts):
+ * the write must still be on the very next read, whoever made it, and a read with nothing changed
+ * must cost no version read at all.
+ */
+(onPostgresServer ? describe : describe.skip)('GET /api/jobs/:id while listening for changes', () => {
+  let service: TestService;
+  const versionReads = () =>
+    (querySpy.mock.calls as unknown[][]).filter(
+      ([query]) => (query as { name?: string }).name === 'crondeck_list_version_sum',
+    ).length;
+  let querySpy: jest.SpyInstance;
+
+  beforeAll(async () => {
+    service = await startTestService({ clock: new ManualClock('2026-06-01T10:00:30Z') });
+    querySpy = jest.spyOn(service.db.pool, 'query');
+    await eventually(() => service.listChanges!.caughtUp());
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('shows a write committed behind its back on the very next read, each of 200 times', async () => {
+    const id = (await service.request('POST', '/api/jobs', hourly)).body.id as number;
+    for (let write = 0; write < 200; write++) {
+      await service.db.pool.query('UPDATE jobs SET command = $1 WHERE id = $2', [`echo ${write}`, id]);
+      expect((await readFresh(service, id)).command).toBe(`echo ${write}`);
+    }
+  });
+
+  it('answers a kept job with no version read while nothing changes', async () => {
+    const id = (await service.request('POST', '/api/jobs', { ...hourly, name: 'kept' })).body.id as number;
+    await readFresh(service, id);
+    await readFresh(service, id);
+    const before = versionReads();
+    for (let read = 0; read < 50; read++)
+      expect((await service.request('GET', `/api/jobs/${id}`)).status).toBe(200);
+    expect(versionReads()).toBe(before);
   });
 });

@@ -265,8 +265,8 @@ describe('the chart with the default values', () => {
 
   test('sizes the bundled PostgreSQL’s connections for every replica, one more of each in a rolling update', () => {
     // What each process may open (src/store/database.ts, docs/operations.md): two pools of 10, and
-    // for the API the session that holds its lock.
-    const perApi = 2 * 10 + 1;
+    // for the API the session that holds its lock and the one that listens for list changes.
+    const perApi = 2 * 10 + 2;
     const perController = 2 * 10;
     for (const [api, controller] of [
       [2, 1],

@@ -2,7 +2,9 @@ import { createServer, type Server, type Socket, connect } from 'node:net';
 
 /**
  * A loopback TCP proxy that a test can cut and restore, to play a database restart: `cut()` drops
- * every connection and refuses new ones, `restore()` accepts again.
+ * every connection and refuses new ones, `restore()` accepts again. `hold()` stops passing bytes on
+ * the connections open at that moment without closing them (a peer that no longer answers), and
+ * `release()` passes them again.
  */
 export class TcpProxy {
   private server: Server | undefined;
@@ -38,6 +40,14 @@ export class TcpProxy {
     const closed = new Promise<void>((resolve) => this.server?.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     await closed;
+  }
+
+  hold(): void {
+    for (const socket of this.sockets) socket.pause();
+  }
+
+  release(): void {
+    for (const socket of this.sockets) socket.resume();
   }
 
   async restore(): Promise<void> {

@@ -19,6 +19,7 @@ import { slotPagesVersionSchema } from './018_slot_pages_version';
 import { slotJobLocksSchema } from './019_slot_job_locks';
 import { clusterRunClaimsPlannedPerCallSchema } from './020_cluster_run_claims_planned_per_call';
 import { plansKeptPerConnectionSchema } from './021_plans_kept_per_connection';
+import { listVersionNotificationsSchema } from './022_list_version_notifications';
 
 export interface Migration {
   version: number;
@@ -52,4 +53,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 19, name: 'slot job locks', sql: slotJobLocksSchema },
   { version: 20, name: 'cluster run claims planned per call', sql: clusterRunClaimsPlannedPerCallSchema },
   { version: 21, name: 'plans kept per connection', sql: plansKeptPerConnectionSchema },
+  { version: 22, name: 'list version notifications', sql: listVersionNotificationsSchema },
 ];
