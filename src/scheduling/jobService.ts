@@ -32,7 +32,13 @@ export class JobService {
   private readonly nextRuns = new NextRunCache();
   private readonly lists: JobLists<JobView>;
   private readonly renders: JobRenders<JobView>;
-  private readonly creations = new GroupCommit<JobInput, Job>((inputs) => this.createBatch(inputs));
+  /**
+   * Creations come over HTTP: their clients cannot send again before the next batch is taken, so
+   * it is sent before the last one's are answered (groupCommit.ts).
+   */
+  private readonly creations = new GroupCommit<JobInput, Job>((inputs) => this.createBatch(inputs), {
+    nextBatch: 'beforeAnswers',
+  });
 
   constructor(
     private readonly pool: Pool,

@@ -85,10 +85,24 @@ describe('GroupCommit', () => {
 
   it('splits what waits into batches of at most maxBatch', async () => {
     const writer = heldWriter();
-    const commit = new GroupCommit(writer.write, 2);
+    const commit = new GroupCommit(writer.write, { maxBatch: 2 });
     const all = [1, 2, 3, 4, 5].map((n) => commit.submit(n));
     for (let i = 0; i < 3; i++) await writer.releaseNext();
     await Promise.all(all);
     expect(writer.batches).toEqual([[1], [2, 3], [4, 5]]);
+  });
+
+  it('with nextBatch beforeAnswers, sends the next batch before it answers the one that ended', async () => {
+    const writer = heldWriter();
+    const commit = new GroupCommit(writer.write, { nextBatch: 'beforeAnswers' });
+    const batchesWhenAnswered: number[][][] = [];
+    const first = commit.submit(1).then(() => batchesWhenAnswered.push(structuredClone(writer.batches)));
+    const waiting = [commit.submit(2), commit.submit(3)];
+    await writer.releaseNext();
+    await first;
+    // Its caller was answered with [2, 3] already written, not after.
+    expect(batchesWhenAnswered).toEqual([[[1], [2, 3]]]);
+    await writer.releaseNext();
+    await expect(Promise.all(waiting)).resolves.toEqual(['wrote 2', 'wrote 3']);
   });
 });
