@@ -104,6 +104,21 @@ describe('GET /api/executions in front of the app', () => {
     }
   });
 
+  it('reads a query string it read before as the route does, among more than it keeps', async () => {
+    const queries = [
+      ...Array.from({ length: 70 }, (_, i) => `?limit=${i + 1}`),
+      '?limit=0',
+      `?jobId=${jobId}&limit=2`,
+      `?jobId=${jobId}&limit=20`,
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const query of queries) {
+        const fast = await get(service, `/api/executions${query}`);
+        expect([query, fast]).toEqual([query, await viaApp(service, query)]);
+      }
+    }
+  });
+
   it('shows an execution recorded after the last answer, whoever recorded it', async () => {
     const before = JSON.parse((await get(service, '/api/executions?limit=1')).body) as { id: number }[];
     const { rows } = await service.db.pool.query<{ id: string }>(
