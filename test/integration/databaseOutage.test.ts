@@ -11,7 +11,13 @@ import { ManualClock } from '../support/clock';
 import { TcpProxy } from '../support/tcpProxy';
 
 /** The database as the service sees it through a proxy that the test can cut. */
-async function databaseBehindProxy(): Promise<{ db: Database; proxy: TcpProxy; close(): Promise<void> }> {
+async function databaseBehindProxy(): Promise<{
+  db: Database;
+  /** The same database, not behind the proxy: a writer the outage does not reach. */
+  real: Database;
+  proxy: TcpProxy;
+  close(): Promise<void>;
+}> {
   const real = await createTestDatabase();
   const options = real.pool.options as {
     host?: string;
@@ -41,6 +47,7 @@ async function databaseBehindProxy(): Promise<{ db: Database; proxy: TcpProxy; c
   }
   return {
     db,
+    real,
     proxy,
     async close() {
       await db.close().catch(() => undefined);
@@ -82,6 +89,33 @@ describe('a database outage', () => {
       const metrics = (await service.request('GET', '/metrics')).text;
       expect(metrics).toContain('service_executions_total{status="success"} 1');
       expect(service.logger.lines.some((line) => line.msg === 'database unavailable; retrying')).toBe(true);
+    } finally {
+      await service.stop();
+      await close();
+    }
+  });
+
+  it('answers no kept job stale across an outage: a write made while it was away is on the first read after', async () => {
+    const { db, real, proxy, close } = await databaseBehindProxy();
+    const service = await startTestService({ db });
+    const read = (id: number) => service.request('GET', `/api/jobs/${id}`);
+    try {
+      const job = { name: 'kept', schedule: '@daily', command: 'echo before' };
+      const id = (await service.request('POST', '/api/jobs', job)).body.id as number;
+      expect((await read(id)).body.command).toBe('echo before');
+      // On a server the answer is kept while the service listens for changes: let it listen.
+      if (service.listChanges) await eventually(() => service.listChanges!.caughtUp());
+      expect((await read(id)).body.command).toBe('echo before');
+
+      await proxy.cut();
+      await real.pool.query(`UPDATE jobs SET command = 'echo during' WHERE id = $1`, [id]);
+      expect((await read(id)).status).toBe(503);
+      await proxy.restore();
+      const after = await eventually(async () => {
+        const answer = await read(id);
+        return answer.status === 200 && answer;
+      });
+      expect(after.body.command).toBe('echo during');
     } finally {
       await service.stop();
       await close();
