@@ -23,7 +23,10 @@ export interface ListChangeFeedOptions {
   /** Opens a connection of its own to the server (`Database.openSession`). */
   openSession: () => Promise<Client>;
   logger: Logger;
-  /** With no `caughtUp()` for this long, the connection is closed until the next (default 30 s). */
+  /**
+   * With no `caughtUp()` for this long (checked as often), the connection is closed until the next
+   * (default 30 s).
+   */
   idleMs?: number;
   /** A catch-up not answered by then counts as a lost connection (default 2 s). */
   catchUpTimeoutMs?: number;
