@@ -7,10 +7,10 @@ import { conflict, notFound } from '../domain/errors';
 import { effectiveTimeZone, type Job, type JobInput } from '../domain/job';
 import type { LastSlot } from '../domain/slots';
 import type { Runtime } from '../runtime/runtime';
-import type { ListChanges } from '../store/listChangeFeed';
 import { restartSuspensionCount } from '../store/alerts';
 import { isUniqueViolation, withTransaction } from '../store/database';
 import * as jobs from '../store/jobs';
+import type { ListChanges } from '../store/listChangeFeed';
 import { findRunningAttempt } from '../store/runningAttempts';
 import { findLastSlot, saveJobInLedger, saveJobsInLedger } from '../store/slots';
 import { eachAlone, GroupCommit } from './groupCommit';
@@ -45,7 +45,7 @@ export class JobService {
     private readonly runtime: Runtime,
     private readonly clock: Clock,
     private readonly defaultTimeZone: string,
-    /** The server's notifications of list changes, when the service listens (kept answers prove fresh at less cost). */
+    /** The server's notifications of list changes, when the service listens for them. */
     changes: ListChanges | null = null,
   ) {
     this.lists = new JobLists(pool, clock, (now) => this.readViews(now), changes);

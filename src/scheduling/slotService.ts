@@ -7,8 +7,8 @@ import { effectiveTimeZone, type Job } from '../domain/job';
 import { type BackfillRequest, MAX_BACKFILL_SLOTS, slotOfFireTime, slotsBetween } from '../domain/slots';
 import type { Runtime } from '../runtime/runtime';
 import { withTransaction } from '../store/database';
-import type { ListChanges } from '../store/listChangeFeed';
 import { findJob } from '../store/jobs';
+import type { ListChanges } from '../store/listChangeFeed';
 import {
   type ClaimAnswer,
   claimSlot,
