@@ -122,19 +122,17 @@ export class ListChangeFeed implements ListChanges {
     const waiting = this.waiting;
     this.waiting = [];
     this.catchingUp = true;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error('no answer to a catch-up in time')), this.catchUpTimeoutMs);
-    });
     const settle = (caughtUp: boolean) => {
-      clearTimeout(timer);
       this.catchingUp = false;
       for (const resolve of waiting) resolve(caughtUp);
       // The callers that came while it was under way: their catch-up is sent now, after them.
       this.sendCatchUp();
     };
-    Promise.race([client.query(''), timedOut]).then(
-      () => settle(true),
+    within(client.query(''), this.catchUpTimeoutMs).then(
+      (answered) => {
+        if (!answered) this.lost(client, new Error('no answer to a catch-up in time'));
+        settle(answered);
+      },
       (error: Error) => {
         this.lost(client, error);
         settle(false);
@@ -192,10 +190,10 @@ export class ListChangeFeed implements ListChanges {
     const client = this.client;
     this.client = null;
     if (!client) return;
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
-    await Promise.race([client.end().catch(() => undefined), waited]);
-    clearTimeout(timer);
+    await within(
+      client.end().catch(() => undefined),
+      CLOSE_WAIT_MS,
+    );
   }
 
   /** A connection that failed or ended (once, whichever of its signs comes first). */
@@ -221,5 +219,16 @@ export class ListChangeFeed implements ListChanges {
     const waiting = this.waiting;
     this.waiting = [];
     for (const resolve of waiting) resolve(caughtUp);
+  }
+}
+
+/** Whether `work` settled within `ms` (its rejection passes through); what it leaves is not waited for. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
