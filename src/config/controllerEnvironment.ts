@@ -19,6 +19,8 @@ export interface ControllerEnvironment {
   /** The pull policy and pull Secrets of job pods, as the chart sets them for its own pods. */
   imagePullPolicy?: ImagePullPolicy;
   imagePullSecrets?: string[];
+  /** Crondeck's own Secrets in its namespace (the database URL's, the report secret's...), which no job may name. */
+  ownSecrets?: string[];
   reportUrl: string;
   identity: string;
   leaderElection: boolean;
@@ -32,6 +34,23 @@ type ImagePullPolicy = (typeof IMAGE_PULL_POLICIES)[number];
 
 /** The image job pods run by default: this release's. */
 const DEFAULT_JOB_IMAGE = `ghcr.io/crondeck/crondeck:${VERSION}`;
+
+/** A list of Secret names separated by commas (spaces and empty entries ignored). */
+const secretNames = () =>
+  z
+    .string()
+    .transform((names) =>
+      names
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z.string().regex(DNS1123_SUBDOMAIN_PATTERN, { error: 'must be Secret names separated by commas' }),
+      ),
+    )
+    .default([]);
 
 const schema = z.object({
   DATABASE_URL: z.string({ error: 'is required: the controller shares the service’s database' }),
@@ -48,20 +67,9 @@ const schema = z.object({
     .enum(IMAGE_PULL_POLICIES, { error: `must be one of ${IMAGE_PULL_POLICIES.join(', ')}` })
     .optional(),
   // Names of Secrets in the jobs' namespace, separated by commas.
-  CRONDECK_IMAGE_PULL_SECRETS: z
-    .string()
-    .transform((names) =>
-      names
-        .split(',')
-        .map((name) => name.trim())
-        .filter(Boolean),
-    )
-    .pipe(
-      z.array(
-        z.string().regex(DNS1123_SUBDOMAIN_PATTERN, { error: 'must be Secret names separated by commas' }),
-      ),
-    )
-    .default([]),
+  CRONDECK_IMAGE_PULL_SECRETS: secretNames(),
+  // Names of Secrets in the controller's namespace that Crondeck runs on: no job may read them.
+  CRONDECK_OWN_SECRETS: secretNames(),
   CRONDECK_REPORT_URL: z.url({
     error: 'is required: the URL pods report to, e.g. http://crondeck.crondeck.svc:7433',
   }),
@@ -106,6 +114,7 @@ export function readControllerEnvironment(env: NodeJS.ProcessEnv): ControllerEnv
     image: e.CRONDECK_IMAGE,
     imagePullPolicy: e.CRONDECK_IMAGE_PULL_POLICY,
     imagePullSecrets: e.CRONDECK_IMAGE_PULL_SECRETS,
+    ownSecrets: e.CRONDECK_OWN_SECRETS,
     reportUrl: e.CRONDECK_REPORT_URL,
     identity: e.POD_NAME ?? e.HOSTNAME ?? `crondeck-controller-${process.pid}`,
     leaderElection: e.CRONDECK_LEADER_ELECTION === 'true',

@@ -50,6 +50,8 @@ export interface ControllerOptions {
   homeNamespace: string;
   /** The controller's own namespace, where its Lease lives. */
   leaseNamespace: string;
+  /** Crondeck's own Secrets in `leaseNamespace`, which no ScheduledJob's env may name. */
+  ownSecrets?: string[];
   reportSecret: string;
   defaultTimeZone: string;
   /** This replica's name (its pod name): the leader election identity and the events' instance. */
@@ -234,6 +236,7 @@ export class ControllerManager {
       events,
       reportSecret: options.reportSecret,
       homeNamespace: options.homeNamespace,
+      ownSecrets: { namespace: options.leaseNamespace, names: new Set(options.ownSecrets ?? []) },
       defaultTimeZone: options.defaultTimeZone,
       clock: options.clock,
       logger,

@@ -102,6 +102,7 @@ export async function startController(options: {
     watchNamespace: controllerEnv.watchNamespace,
     homeNamespace: controllerEnv.homeNamespace,
     leaseNamespace: controllerEnv.leaseNamespace,
+    ownSecrets: controllerEnv.ownSecrets,
     reportSecret: controllerEnv.reportSecret,
     defaultTimeZone: env.defaultTimeZone,
     identity: controllerEnv.identity,

@@ -75,6 +75,8 @@ export async function runController(
     reportGraceMs?: number;
     /** How often it looks for catch-up and backfill runs to start. */
     slotRunIntervalMs?: number;
+    /** Secrets of its namespace no job may name (CRONDECK_OWN_SECRETS). */
+    ownSecrets?: string[];
   } = {},
 ): Promise<RunningController & { logger: ReturnType<typeof createMemoryLogger> }> {
   const logger = createMemoryLogger();
@@ -91,6 +93,7 @@ export async function runController(
       leaderElection: options.leaderElection ?? false,
       healthPort: 0,
       resyncSeconds: 3600,
+      ownSecrets: options.ownSecrets,
     },
     // The controller closes its database on stop; the test keeps it for the next one.
     db: { ...db, close: async () => undefined },

@@ -20,6 +20,7 @@ import {
   flattenRules,
   problemsOf,
   securityProblems,
+  unprotectedSecrets,
 } from './checkObjects';
 import { startHelmCluster, type HelmCluster } from './helmCluster';
 import { prometheusOperatorCrds } from './prometheusCrds';
@@ -84,6 +85,10 @@ describe.each(VALUE_SETS)('the chart with %s', (_name, args) => {
 
   test('runs every pod restricted, with a read-only root and resources', () => {
     expect(securityProblems(helmTemplate(args))).toEqual([]);
+  });
+
+  test('keeps every Secret its pods read from the jobs of the namespace (CRONDECK_OWN_SECRETS)', () => {
+    expect(unprotectedSecrets(helmTemplate(args))).toEqual([]);
   });
 });
 

@@ -83,6 +83,32 @@ export function securityProblems(objs: K8sObject[]): string[] {
 }
 
 /** RBAC rules flattened to "group/resource verb" lines, sorted, for comparison with the contract. */
+/**
+ * The Secrets that the shipped pods read (env, envFrom, volumes) and that the controller does not
+ * keep from jobs (its CRONDECK_OWN_SECRETS): a ScheduledJob of the namespace could hand them to its
+ * pods. Empty when every one is kept.
+ */
+export function unprotectedSecrets(objs: K8sObject[]): string[] {
+  const read = new Set<string>();
+  for (const { spec } of podSpecs(objs)) {
+    for (const c of [
+      ...((spec.initContainers as AnyObject[]) ?? []),
+      ...((spec.containers as AnyObject[]) ?? []),
+    ]) {
+      for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) read.add(e.valueFrom.secretKeyRef.name);
+      for (const e of c.envFrom ?? []) if (e.secretRef) read.add(e.secretRef.name);
+    }
+    for (const v of (spec.volumes as AnyObject[]) ?? []) if (v.secret) read.add(v.secret.secretName);
+  }
+  const controller = objs.find(
+    (o) => o.kind === 'Deployment' && String(o.metadata.name).endsWith('controller'),
+  ) as AnyObject | undefined;
+  const container = controller?.spec.template.spec.containers[0];
+  const own = (container?.env ?? []).find((e: AnyObject) => e.name === 'CRONDECK_OWN_SECRETS')?.value ?? '';
+  const kept = new Set(String(own).split(','));
+  return [...read].filter((name) => !kept.has(name)).sort();
+}
+
 export function flattenRules(
   rules: Array<{ apiGroups?: string[]; resources?: string[]; verbs: string[] }>,
 ): string[] {

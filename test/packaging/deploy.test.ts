@@ -11,6 +11,7 @@ import {
   flattenRules,
   problemsOf,
   securityProblems,
+  unprotectedSecrets,
 } from './checkObjects';
 import { readControllerEnvironment } from '../../src/config/controllerEnvironment';
 import { readEnvironment } from '../../src/config/environment';
@@ -56,6 +57,10 @@ describe('deploy/base', () => {
 
   test('runs every pod restricted, with a read-only root and resources', () => {
     expect(securityProblems(objs())).toEqual([]);
+  });
+
+  test('keeps the Secret its pods read from the jobs of the namespace (CRONDECK_OWN_SECRETS)', () => {
+    expect(unprotectedSecrets(objs())).toEqual([]);
   });
 
   test('grants the contract RBAC', () => {

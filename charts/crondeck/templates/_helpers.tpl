@@ -87,6 +87,17 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- end -}}
 
+{{/*
+Every Secret of the release's namespace that Crondeck runs on, separated by commas: the controller
+refuses a ScheduledJob of that namespace whose env names one (its pods would read the database's
+URL, the report secret or the API token).
+*/}}
+{{- define "crondeck.ownSecretNames" -}}
+{{- $names := list (include "crondeck.databaseSecretName" .) (include "crondeck.reportSecretName" .) (include "crondeck.apiTokenSecretName" .) -}}
+{{- with .Values.smtp.existingSecret }}{{ $names = append $names . }}{{ end -}}
+{{- join "," ($names | uniq) -}}
+{{- end -}}
+
 {{- define "crondeck.databaseSecretKey" -}}
 {{- if .Values.database.existingSecret -}}
 {{- .Values.database.existingSecretKey -}}

@@ -1,10 +1,11 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from '../../kube/labels';
+import { REPORT_TOKEN_SECRET_PREFIX } from '../../kube/resources/kubernetesFields';
 
 /**
  * The report tokens of a namespace's jobs live in shared Secrets, a key per job, rather than one
- * Secret per job. It is as safe: any pod spec of a namespace may name any Secret of it, and a pod
- * gets only the key its env names. And it is cheaper: a new ScheduledJob costs no write of its own,
+ * Secret per job. It is as safe: a job pod gets only the key its env names, and no ScheduledJob's
+ * env may name these Secrets (the CRD and the controller refuse it). And it is cheaper: a new ScheduledJob costs no write of its own,
  * since the keys of many jobs go in one patch (scheduledJobs/tokenSecrets.ts).
  *
  * Jobs are spread over shards of 4,096 ids, so a Secret stays far below the API server's 1 MiB
@@ -23,7 +24,7 @@ export interface TokenLocation {
 
 export function reportTokenLocation(jobId: number): TokenLocation {
   return {
-    secretName: `crondeck-report-tokens-${Math.floor(jobId / TOKENS_PER_SECRET)}`,
+    secretName: `${REPORT_TOKEN_SECRET_PREFIX}${Math.floor(jobId / TOKENS_PER_SECRET)}`,
     key: `job-${jobId}`,
   };
 }

@@ -22,6 +22,7 @@ import { desiredStatus, type ObservedJob, type Readiness, statusDiffers } from '
 import { findLastFailure } from '../../store/executions';
 import { lastFailureOf } from '../../domain/failureReasons';
 import type { TokenSecrets } from './tokenSecrets';
+import { type OwnSecrets, ownSecretReference } from './ownSecrets';
 
 /** Held on every ScheduledJob so that its job's rows go when it goes. */
 export const CLEANUP_FINALIZER = 'crondeck.dev/cleanup';
@@ -50,6 +51,8 @@ export interface ScheduledJobReconcilerDeps {
   reportSecret: string;
   /** The namespace whose jobs keep unqualified API names (the service's own). */
   homeNamespace: string;
+  /** Secrets no job's env may name: Crondeck's own, in its namespace. */
+  ownSecrets: OwnSecrets;
   defaultTimeZone: string;
   clock: Clock;
   logger: Logger;
@@ -122,6 +125,11 @@ export class ScheduledJobReconciler {
     const outcome = jobInputOfScheduledJob(resource, this.deps.homeNamespace);
     if (!outcome.ok) {
       await this.refuse(resource, 'InvalidSpec', outcome.message);
+      return {};
+    }
+    const secretRefused = ownSecretReference(resource, this.deps.ownSecrets);
+    if (secretRefused) {
+      await this.refuse(resource, 'InvalidSpec', secretRefused);
       return {};
     }
     let job: Job;

@@ -39,6 +39,23 @@ export const secretKeySelectorSchema = z
   .object({ name: objectName('Secret'), key: dataKey('Secret') })
   .describe('A key of a Secret in the same namespace.');
 
+/**
+ * The shared Secrets that hold a namespace's report tokens, a key per job
+ * (controller/desired/reportTokens.ts). A job that could read them could report for every other
+ * job of its namespace, so no job's env may name them.
+ */
+export const REPORT_TOKEN_SECRET_PREFIX = 'crondeck-report-tokens-';
+const REPORT_TOKENS_REFUSED = `Secrets named ${REPORT_TOKEN_SECRET_PREFIX}* hold the report tokens of other jobs; a job may not read them`;
+
+/** A Secret's key that a job's command gets: any Secret of the namespace but the report tokens'. */
+const jobSecretKeySelectorSchema = secretKeySelectorSchema
+  .refine((ref) => !ref.name.startsWith(REPORT_TOKEN_SECRET_PREFIX), { error: REPORT_TOKENS_REFUSED })
+  .meta({
+    'x-kubernetes-validations': [
+      { rule: `!self.name.startsWith('${REPORT_TOKEN_SECRET_PREFIX}')`, message: REPORT_TOKENS_REFUSED },
+    ],
+  });
+
 const configMapKeySelectorSchema = z
   .object({ name: objectName('ConfigMap'), key: dataKey('ConfigMap') })
   .describe('A key of a ConfigMap in the same namespace.');
@@ -65,7 +82,7 @@ const atMostOneRule = (a: string, b: string) => ({
 
 const envVarSourceSchema = z
   .object({
-    secretKeyRef: secretKeySelectorSchema.optional(),
+    secretKeyRef: jobSecretKeySelectorSchema.optional(),
     configMapKeyRef: configMapKeySelectorSchema.optional(),
   })
   .superRefine((value, ctx) => onlyOne(value, ['secretKeyRef', 'configMapKeyRef'], ctx, true))
