@@ -34,6 +34,18 @@ export function isValidTimeZone(name: string): boolean {
   }
 }
 
+/**
+ * `name` as the IANA database spells it, where it differs only in case (`europe/berlin` is
+ * `Europe/Berlin`, `utc` is `UTC`); any other name unchanged. Intl takes a zone's name in any case,
+ * but Kubernetes reads it as a file name of the time zone database: the API server refuses a
+ * CronJob whose `timeZone` is not spelled exactly. Aliases stay as written (`Etc/UTC`).
+ */
+export function ianaSpelling(name: string): string {
+  if (!isValidTimeZone(name)) return name;
+  const resolved = formatterFor(name).resolvedOptions().timeZone;
+  return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;
+}
+
 /** The local wall time of `instantMs` in `timeZone`. Milliseconds are carried over unchanged. */
 export function wallTimeOf(instantMs: number, timeZone: string): number {
   const parts: Record<string, number> = {};

@@ -252,6 +252,18 @@ describe('desiredCronJob rules', () => {
     });
   });
 
+  it('spells the time zone as the time zone database does, which the API server reads case by case', () => {
+    const zoneOf = (timeZone: string | undefined, defaultTimeZone?: string) =>
+      desiredCronJob(scheduledJob('a', { ...base, timeZone }), { ...context, defaultTimeZone }).spec!
+        .timeZone;
+    expect(zoneOf('europe/berlin')).toBe('Europe/Berlin');
+    expect(zoneOf('AMERICA/NEW_YORK')).toBe('America/New_York');
+    expect(zoneOf(undefined, 'utc')).toBe('UTC');
+    // Aliases are names of the database too, and stay as written.
+    expect(zoneOf('Etc/UTC')).toBe('Etc/UTC');
+    expect(zoneOf('Asia/Calcutta')).toBe('Asia/Calcutta');
+  });
+
   it('sets no deadline for a job without timeout, and no starting deadline unless asked', () => {
     const spec = desiredCronJob(scheduledJob('a', base), context).spec!;
     expect(spec.jobTemplate.spec!.activeDeadlineSeconds).toBeUndefined();

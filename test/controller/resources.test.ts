@@ -156,6 +156,15 @@ describe('the ScheduledJob spec schema', () => {
     ['a webhook that is not http', { onFailure: 'ftp://example.com/x' }],
     ['a bad address in a list', { onFailureEmail: 'ops@example.com, not an address' }],
     ['an image with a space', { image: 'alpine 3' }],
+    // The CronJob controller would never start a run (it looks back no further than the deadline).
+    ['a starting deadline of 0', { startingDeadlineSeconds: 0 }],
+    ['a starting deadline under 10 s', { startingDeadlineSeconds: 9 }],
+    [
+      'a report-token Secret in env',
+      {
+        env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 'crondeck-report-tokens-0', key: 'job-1' } } }],
+      },
+    ],
   ];
 
   it.each(refused)('refuses %s', (_what, fields) => {
@@ -173,6 +182,8 @@ describe('the ScheduledJob spec schema', () => {
     'a quantity that is not one',
     'a webhook that is not http',
     'an image with a space',
+    'a starting deadline of 0',
+    'a starting deadline under 10 s',
   ];
 
   it.each(refused.filter(([what]) => refusedByTheCrdToo.includes(what)))(

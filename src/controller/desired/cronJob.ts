@@ -6,6 +6,7 @@ import { scheduledJobOwnerReference } from './ownerReference';
 import { runnerPodSpec } from './podSpec';
 import { runDeadlineSeconds } from './runDeadline';
 import { cronJobScheduleOf } from './schedule';
+import { ianaSpelling } from '../../domain/timezone';
 
 /** How long a finished Job stays for the controller to record it and for `kubectl logs`. */
 const DEFAULT_TTL_SECONDS_AFTER_FINISHED = 86_400;
@@ -51,7 +52,7 @@ export function desiredCronJob(scheduledJob: ScheduledJob, context: CronJobConte
     },
     spec: {
       schedule: cronJobScheduleOf(spec.schedule),
-      timeZone: spec.timeZone ?? context.defaultTimeZone ?? DEFAULT_TIME_ZONE,
+      timeZone: ianaSpelling(spec.timeZone ?? context.defaultTimeZone ?? DEFAULT_TIME_ZONE),
       suspend: spec.suspend || context.paused || (context.suspended ?? false),
       concurrencyPolicy: spec.concurrencyPolicy ?? 'Forbid',
       ...(spec.startingDeadlineSeconds !== undefined

@@ -69,6 +69,8 @@ export interface ReconcileResult {
 const MAX_REQUEUE_MS = 60 * 60_000;
 /** After a fire time, when the run has likely been recorded and lastRun/lastStatus can be shown. */
 const AFTER_FIRE_MS = 30_000;
+/** How often a ScheduledJob whose CronJob name another object holds looks whether it is free. */
+const NAME_TAKEN_RETRY_MS = 60_000;
 
 /**
  * Makes the cluster and the database hold what one ScheduledJob says, idempotently: whatever state
@@ -163,8 +165,10 @@ export class ScheduledJobReconciler {
     const now = this.deps.clock.now();
     const scheduler = await readSchedulerStateAfterChanges(this.deps.pool);
     const paused = isPausedAt(scheduler, now);
+    const cronJob = await this.ensureCronJob(resource, job, paused, cronJobSeen);
     // The CronJob changed since this pass took it: the change's watch event brings the next pass.
-    if ((await this.ensureCronJob(resource, job, paused, cronJobSeen)) === 'changed meanwhile') return {};
+    if (cronJob === 'changed meanwhile') return {};
+    if (cronJob === 'name taken') return { requeueAfterMs: NAME_TAKEN_RETRY_MS };
     await this.deps.syncAlerts?.(resource, job);
 
     const nextRun =
@@ -224,7 +228,7 @@ export class ScheduledJobReconciler {
     job: Job,
     paused: boolean,
     actual: V1CronJob | undefined,
-  ): Promise<'in place' | 'changed meanwhile'> {
+  ): Promise<'in place' | 'changed meanwhile' | 'name taken'> {
     const desired = this.deps.desired.cronJob(resource, {
       jobId: job.id,
       jobName: job.name,
@@ -236,7 +240,7 @@ export class ScheduledJobReconciler {
       try {
         await this.deps.cluster.createCronJob(namespace, desired);
       } catch (error) {
-        if (statusOf(error) === 409) return 'changed meanwhile';
+        if (statusOf(error) === 409) return this.nameTaken(resource, namespace, name);
         if (statusOf(error) === 422) {
           await this.refuse(resource, 'ClusterRefused', `the CronJob was refused: ${apiMessage(error)}`);
         }
@@ -262,6 +266,34 @@ export class ScheduledJobReconciler {
       `brought CronJob ${name} in line with the spec`,
     );
     return 'in place';
+  }
+
+  /**
+   * The CronJob's name was taken when this pass created it. Usually by its own CronJob, made a
+   * moment ago and not yet in the cache (the cache holds only CronJobs labelled as Crondeck's): its
+   * watch event brings the next pass. But a CronJob of the same name that is not this ScheduledJob's
+   * (the plain CronJob a ScheduledJob replaces, say) never comes through that watch: the resource
+   * says so, and is looked at again each minute, until the name is free.
+   */
+  private async nameTaken(
+    resource: ScheduledJob,
+    namespace: string,
+    name: string,
+  ): Promise<'changed meanwhile' | 'name taken'> {
+    const found = await this.deps.cluster.readCronJob(namespace, name).catch((error: unknown) => {
+      if (statusOf(error) === 404) return null;
+      throw error;
+    });
+    const owner = found?.metadata?.ownerReferences?.find((reference) => reference.controller);
+    if (!found || owner?.uid === resource.metadata.uid) return 'changed meanwhile';
+    const holder = owner ? `${owner.kind} ${owner.name}'s` : 'not made by Crondeck';
+    await this.refuse(
+      resource,
+      'NameConflict',
+      `a CronJob named ${name} already exists in namespace ${namespace} (${holder}); ` +
+        'delete it, or rename this ScheduledJob',
+    );
+    return 'name taken';
   }
 
   /**

@@ -145,10 +145,14 @@ export const scheduledJobSpecSchema = z
     startingDeadlineSeconds: z
       .number()
       .int()
-      .min(0)
+      // The CronJob controller looks back only this far for a missed time: with 0 it never finds
+      // one and never starts a run, and under 10 s it may miss times (Kubernetes' docs say so).
+      .min(10, {
+        error: 'must be at least 10 seconds (with less, the CronJob controller may never start a run)',
+      })
       .max(86_400 * 366)
       .optional()
-      .describe('A run that could not start within this many seconds of its time is skipped.')
+      .describe('A run that could not start within this many seconds of its time is skipped (at least 10).')
       .meta({ format: 'int64' }),
     successfulJobsHistoryLimit: historyLimit('successful', DEFAULT_SUCCESSFUL_JOBS_HISTORY_LIMIT),
     failedJobsHistoryLimit: historyLimit('failed', DEFAULT_FAILED_JOBS_HISTORY_LIMIT),

@@ -14,7 +14,8 @@ const MAX_JOB_NAME_LENGTH = 63;
 export function manualJobFromCronJob(cronJob: V1CronJob, suffix = randomBytes(3).toString('hex')): V1Job {
   const name = cronJob.metadata?.name ?? '';
   const template = cronJob.spec?.jobTemplate;
-  const base = name.slice(0, MAX_JOB_NAME_LENGTH - '-manual-'.length - suffix.length);
+  // Cut where the CronJob's name is long; never on a dot, which may not stand before the dash.
+  const base = name.slice(0, MAX_JOB_NAME_LENGTH - '-manual-'.length - suffix.length).replace(/[-.]+$/, '');
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',

@@ -78,7 +78,7 @@ const specInputArbitrary: fc.Arbitrary<ScheduledJobSpecInput> = fc.record(
     ),
     imagePullPolicy: optional(fc.constantFrom('Always' as const, 'IfNotPresent' as const, 'Never' as const)),
     concurrencyPolicy: optional(fc.constantFrom('Forbid' as const, 'Allow' as const, 'Replace' as const)),
-    startingDeadlineSeconds: optional(fc.integer({ min: 0, max: 3600 })),
+    startingDeadlineSeconds: optional(fc.integer({ min: 10, max: 3600 })),
     successfulJobsHistoryLimit: optional(fc.integer({ min: 0, max: 100 })),
     failedJobsHistoryLimit: optional(fc.integer({ min: 0, max: 100 })),
     env: optional(
