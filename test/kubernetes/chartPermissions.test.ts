@@ -133,7 +133,7 @@ describe('the API and the controller with the permissions the chart grants', () 
   const named = (resource: string, name: string) =>
     emu.objects(resource, WATCHED).find((o) => o.metadata.name === name);
 
-  it('runs the whole loop in the watched namespace: jobs, CronJobs, runs by hand and backfills', async () => {
+  it('runs the whole loop in the watched namespace: jobs, edits, pauses, AlertConfigs, runs by hand and backfills', async () => {
     // The leader's Lease, in the release namespace.
     await until(() => emu.objects('leases', RELEASE_NAMESPACE).length === 1, "the controller's Lease");
 
@@ -189,6 +189,42 @@ describe('the API and the controller with the permissions the chart grants', () 
     await until(
       () => named('jobs', runByHand.metadata.name)?.spec.activeDeadlineSeconds !== undefined,
       'the controller to end the run that cannot start',
+    );
+
+    // An edit through the API patches the ScheduledJob; the controller replaces the CronJob.
+    const edited = await api('PUT', `/api/jobs/${id}`, {
+      name: 'nightly',
+      schedule: '30 2 * * *',
+      command: 'echo nightly',
+    });
+    expect(edited.status).toBe(200);
+    await until(() => named('cronjobs', 'nightly')?.spec.schedule === '30 2 * * *', 'the CronJob replaced');
+
+    // A pause and a resume: the API patches every CronJob.
+    expect((await api('POST', '/api/scheduler/pause')).status).toBe(200);
+    await until(() => named('cronjobs', 'nightly')?.spec.suspend === true, 'the CronJob suspended');
+    expect((await api('POST', '/api/scheduler/resume')).status).toBe(200);
+    await until(() => named('cronjobs', 'nightly')?.spec.suspend === false, 'the CronJob resumed');
+
+    // An AlertConfig whose webhook URL is in a Secret: the controller reads it and writes the status.
+    await asAdmin(emu, `api/v1/namespaces/${WATCHED}/secrets`, {
+      metadata: { name: 'hooks' },
+      stringData: { url: 'https://hooks.example.com/crondeck' },
+    });
+    await asAdmin(emu, `apis/crondeck.dev/v1alpha1/namespaces/${WATCHED}/alertconfigs`, {
+      apiVersion: 'crondeck.dev/v1alpha1',
+      kind: 'AlertConfig',
+      metadata: { name: 'nightly-alerts' },
+      spec: {
+        jobRef: { name: 'nightly' },
+        webhooks: [{ urlFrom: { secretKeyRef: { name: 'hooks', key: 'url' } }, events: ['failed'] }],
+      },
+    });
+    await until(
+      () =>
+        named('alertconfigs', 'nightly-alerts')?.status?.conditions?.find((c: Obj) => c.type === 'Ready')
+          ?.status === 'True',
+      'the AlertConfig Ready',
     );
 
     // Deleting the job through the API deletes its ScheduledJob, whose finalizer the controller runs.

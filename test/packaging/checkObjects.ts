@@ -130,22 +130,30 @@ const rules = (group: string, resources: string[], verbs: string[]) => ({
 
 /** The contract's RBAC for the API's ServiceAccount. */
 export const API_RULES = flattenRules([
-  rules('crondeck.dev', ['scheduledjobs', 'alertconfigs'], all),
-  rules('batch', ['cronjobs'], ['get', 'list', 'watch', 'patch']),
+  // The REST API's jobs are ScheduledJobs in Kubernetes mode; it never writes AlertConfigs.
+  rules('crondeck.dev', ['scheduledjobs'], ['get', 'list', 'create', 'patch', 'delete']),
+  // Pause and resume patch the CronJobs; run now makes a Job from one.
+  rules('batch', ['cronjobs'], ['get', 'list', 'patch']),
   rules('batch', ['jobs'], ['create']),
 ]);
 
 /** The contract's RBAC for the controller, without the leader-election Lease. */
 export const CONTROLLER_RULES = flattenRules([
-  rules('crondeck.dev', ['scheduledjobs', 'alertconfigs'], ['get', 'list', 'watch', 'update', 'patch']),
-  rules('crondeck.dev', ['scheduledjobs/status', 'alertconfigs/status'], ['get', 'update', 'patch']),
-  rules('crondeck.dev', ['scheduledjobs/finalizers', 'alertconfigs/finalizers'], ['update']),
-  rules('batch', ['cronjobs'], all),
+  // Watched; a ScheduledJob gets its finalizer by a patch, both kinds their status by a patch.
+  rules('crondeck.dev', ['scheduledjobs'], ['get', 'list', 'watch', 'patch']),
+  rules('crondeck.dev', ['alertconfigs'], ['get', 'list', 'watch']),
+  rules('crondeck.dev', ['scheduledjobs/status', 'alertconfigs/status'], ['get', 'patch']),
+  // A CronJob owned with blockOwnerDeletion (where OwnerReferencesPermissionEnforcement is on).
+  rules('crondeck.dev', ['scheduledjobs/finalizers'], ['update']),
+  // Made and replaced whole; the garbage collector deletes them with their ScheduledJob.
+  rules('batch', ['cronjobs'], ['get', 'list', 'watch', 'create', 'update']),
   // Catch-up and backfill runs: the controller's slot runner creates their Jobs; a run that cannot
   // start is ended by a patch of its Job (runs/startDeadline.ts).
   rules('batch', ['jobs'], ['get', 'list', 'watch', 'create', 'patch']),
   rules('', ['pods'], ['get', 'list', 'watch']),
-  rules('', ['secrets'], all),
+  // The report tokens' Secrets (made, then patched key by key, never deleted), and the Secrets an
+  // AlertConfig's webhooks read their URL and signing secret from.
+  rules('', ['secrets'], ['get', 'list', 'watch', 'create', 'patch']),
   rules('', ['events'], ['create', 'patch']),
   rules('events.k8s.io', ['events'], ['create', 'patch']),
 ]);
