@@ -202,15 +202,17 @@ export class ControllerManager {
     const jobs = watch(
       managed('jobs', cluster.jobsPath(ns), (n, l) => cluster.listJobs(n, l)),
       (job, event) => {
-        if (event === 'delete') this.runReconciler.forget(job.metadata?.uid);
-        else this.enqueue('run', job);
+        // A Job deleted before its run was recorded (history limits, Replace) still has a run to
+        // record: the reconciler keeps it as the event last shows it.
+        if (event !== 'delete' || this.runReconciler.jobDeleted(job)) this.enqueue('run', job);
         this.slotRunner?.jobChanged(job);
       },
     );
     // A run's pods say why it failed (OOMKilled, ImagePullBackOff...): each change is its Job's.
     const pods = watch(
       managed('pods', cluster.podsPath(ns), (n, l) => cluster.listPods(n, l)),
-      (pod) => {
+      (pod, event) => {
+        if (event === 'delete') this.runReconciler.podDeleted(pod);
         const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');
         if (owner && pod.metadata?.namespace) this.queue.add(`run/${pod.metadata.namespace}/${owner.name}`);
       },

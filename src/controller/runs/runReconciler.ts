@@ -11,11 +11,14 @@ import { LABEL_JOB_ID } from '../../kube/labels';
 import type { ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
 import {
   ENDED_BEFORE_START_ANNOTATION,
+  type FinishedJob,
   finishedJob,
   jobNameForFireTime,
   runStartedAt,
   skippedFireTimes,
 } from './jobOutcome';
+import { deletedJobOutcome } from './deletedJobOutcome';
+import { type DeletedJob, DeletedJobs, seePods } from './deletedJobs';
 import { slotOfKubeJob } from './jobSlot';
 import { diagnosePods } from './podDiagnosis';
 import { startVerdict } from './startDeadline';
@@ -60,6 +63,10 @@ export interface RunReconcilerDeps {
  * deadline has said it before. A run stuck before it could start (its image, a missing Secret, a
  * pod the API server refuses) is ended once it has waited `RUN_START_DEADLINE_MS`, so that it does
  * not hold its CronJob's schedule forever (startDeadline.ts).
+ * A Job deleted before its run was settled is kept as last seen, with its pods, and its run is
+ * recorded from that just the same (deletedJobOutcome.ts): the CronJob controller deletes finished
+ * Jobs past its history limits within a second of their end, and, under `concurrencyPolicy:
+ * Replace`, the active one when the next fire time comes.
  */
 export class RunReconciler {
   /** Jobs whose outcome is settled in the database: later passes (resyncs) skip them. */
@@ -68,35 +75,71 @@ export class RunReconciler {
   private readonly seen = new Set<string>();
   /** Per Job, what was last noted of its pods (and whether it had ended): written when it changes. */
   private readonly noted = new Map<string, string>();
+  /** Jobs deleted before their runs were settled, as last seen: their runs are recorded from these. */
+  private readonly deleted = new DeletedJobs();
 
   constructor(private readonly deps: RunReconcilerDeps) {}
 
   /** Forgets a deleted Job. */
-  forget(uid: string | undefined): void {
-    if (!uid) return;
+  private forget(uid: string): void {
     this.settled.delete(uid);
     this.seen.delete(uid);
     this.noted.delete(uid);
   }
 
+  /**
+   * A Job was deleted (the event carries its final state). One whose run is settled, or that is no
+   * job's run, is forgotten; any other is kept as last seen, with its pods, until its run is
+   * settled. Answers whether to reconcile it.
+   */
+  jobDeleted(kubeJob: V1Job): boolean {
+    const uid = kubeJob.metadata?.uid;
+    if (!uid) return false;
+    if (this.settled.has(uid) || jobIdOf(kubeJob) === null) {
+      this.forget(uid);
+      return false;
+    }
+    this.deleted.keep(kubeJob, uid, this.deps.clock.now(), this.podsOf(kubeJob));
+    return true;
+  }
+
+  /** A pod was deleted: the deleted Job it belongs to, if any, keeps its final state. */
+  podDeleted(pod: V1Pod): void {
+    this.deleted.podDeleted(pod);
+  }
+
+  /** The runs of the Jobs named so: the deleted ones' not settled yet, and the one that exists. */
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+    const waits: number[] = [];
+    for (const gone of this.deleted.named(namespace, name)) {
+      const { requeueAfterMs } = await this.reconcileRun(gone.job, gone);
+      if (requeueAfterMs !== undefined) waits.push(requeueAfterMs);
+    }
     const kubeJob = this.deps.caches.jobs.get(name, namespace);
-    const metadata = kubeJob?.metadata;
+    if (kubeJob && !this.deleted.has(kubeJob)) {
+      const { requeueAfterMs } = await this.reconcileRun(kubeJob, undefined);
+      if (requeueAfterMs !== undefined) waits.push(requeueAfterMs);
+    }
+    return waits.length > 0 ? { requeueAfterMs: Math.min(...waits) } : {};
+  }
+
+  /** One Job's run; `gone`: the Job was deleted, and this is what was last seen of it. */
+  private async reconcileRun(kubeJob: V1Job, gone: DeletedJob | undefined): Promise<ReconcileResult> {
+    const metadata = kubeJob.metadata;
     const uid = metadata?.uid;
-    if (!kubeJob || !metadata || !uid || this.settled.has(uid)) return {};
-    const jobId = Number(metadata.labels?.[LABEL_JOB_ID]);
-    if (!Number.isInteger(jobId) || jobId < 1) return {};
+    if (!metadata || !uid) return {};
+    const jobId = jobIdOf(kubeJob);
+    if (this.settled.has(uid) || jobId === null) return gone ? this.settle(kubeJob, gone, false) : {};
     // Whose run this is, as only the controller knows it (it wrote the label): from now on a report
     // sent with another job's token that names the run is refused.
     if (!this.seen.has(uid)) {
       await this.deps.runs.registerRun(jobId, uid);
       this.seen.add(uid);
     }
-    const finished = finishedJob(kubeJob);
-    const pods = this.deps.caches.pods
-      .list(metadata.namespace)
-      .filter((pod) => pod.metadata?.ownerReferences?.some((owner) => owner.uid === uid));
+    const pods = gone ? this.lastPodsOf(gone) : this.podsOf(kubeJob);
     const seen = diagnosePods(pods);
+    const finished = finishedJob(kubeJob);
+    if (gone && !finished) return this.reconcileDeletedWhileActive(kubeJob, gone, jobId, seen);
     // Alerts wait only for failed runs: a Job that failed has ended for them. One past its deadline
     // was stopped by the cluster, which is what its pod's runner, stopped too, could not say.
     await this.notePods(
@@ -113,8 +156,44 @@ export class RunReconciler {
       const waits = [start.requeueAfterMs, overrun.requeueAfterMs].filter((ms) => ms !== undefined);
       return waits.length > 0 ? { requeueAfterMs: Math.min(...waits) } : {};
     }
+    return this.recordIfUnreported(kubeJob, gone, jobId, finished);
+  }
+
+  /**
+   * A Job deleted before it finished (replaced by a newer run, or deleted by hand): its run ended
+   * when it was deleted. Its pod may still report (its runner is stopped too): the run is recorded
+   * once that report has had its grace, and the alerts of one that came wait for it no longer.
+   */
+  private async reconcileDeletedWhileActive(
+    kubeJob: V1Job,
+    gone: DeletedJob,
+    jobId: number,
+    seen: FailureReason | null | undefined,
+  ): Promise<ReconcileResult> {
+    const grace = this.deps.reportGraceMs ?? 30_000;
+    const over = this.deps.clock.now().getTime() - gone.deletedAt.getTime() >= grace;
+    await this.notePods(kubeJob, jobId, gone.uid, seen, over, null);
+    return this.recordIfUnreported(
+      kubeJob,
+      gone,
+      jobId,
+      deletedJobOutcome(kubeJob, gone.deletedAt, this.cronJobOf(kubeJob)),
+    );
+  }
+
+  /** Records the run of a finished (or deleted) Job as it ended, unless its pod's report came. */
+  private async recordIfUnreported(
+    kubeJob: V1Job,
+    gone: DeletedJob | undefined,
+    jobId: number,
+    finished: FinishedJob,
+  ): Promise<ReconcileResult> {
+    const metadata = kubeJob.metadata ?? {};
+    const uid = metadata.uid ?? '';
+    const namespace = metadata.namespace ?? '';
+    const name = metadata.name ?? '';
     const job = await findJob(this.deps.pool, jobId);
-    if (!job) return {};
+    if (!job) return gone ? this.settle(kubeJob, gone, false) : {};
     const now = this.deps.clock.now();
 
     // The grace also lets the CronJob controller start a fire time it missed late (see
@@ -123,10 +202,9 @@ export class RunReconciler {
     const grace = this.deps.reportGraceMs ?? 30_000;
     if (waited < grace) return { requeueAfterMs: grace - waited };
 
-    const owner = metadata.ownerReferences?.find((ref) => ref.kind === 'CronJob');
-    const cronJob = owner ? this.deps.caches.cronJobs.get(owner.name, namespace) : undefined;
+    const cronJob = this.cronJobOf(kubeJob);
     if (cronJob?.metadata?.uid) {
-      const cronJobName = cronJob.metadata.name ?? owner!.name;
+      const cronJobName = cronJob.metadata.name ?? '';
       const startedLate = (fireTime: Date) =>
         this.deps.caches.jobs.get(jobNameForFireTime(cronJobName, fireTime), namespace) !== undefined;
       for (const fireTime of skippedFireTimes(cronJob, kubeJob, finished, startedLate)) {
@@ -139,8 +217,7 @@ export class RunReconciler {
       slot &&
       (await wasRunPrevented(this.deps.pool, { jobId, scheduledAt: slot.scheduledAt, runKey: uid }))
     ) {
-      this.settled.add(uid);
-      return {};
+      return this.settle(kubeJob, gone, false);
     }
     const recorded = await this.deps.runs.recordUnreported(job, {
       runUid: uid,
@@ -151,8 +228,6 @@ export class RunReconciler {
       reason: finished.reason,
       slot,
     });
-    this.settled.add(uid);
-    this.noted.delete(uid);
     if (recorded && recorded.status !== 'success') this.refreshStatusOf(kubeJob);
     if (recorded) {
       this.deps.logger.warn('recorded a run that did not report its outcome', {
@@ -160,9 +235,51 @@ export class RunReconciler {
         kubernetesJob: `${namespace}/${name}`,
         status: finished.status,
         reason: finished.reason,
+        ...(gone ? { jobDeleted: true } : {}),
       });
     }
+    return this.settle(kubeJob, gone, recorded !== null);
+  }
+
+  /**
+   * The Job's run is settled: an existing Job is skipped from now on (until it is deleted); a
+   * deleted one is let go and forgotten.
+   */
+  private settle(kubeJob: V1Job, gone: DeletedJob | undefined, recorded: boolean): ReconcileResult {
+    const uid = kubeJob.metadata?.uid ?? '';
+    this.noted.delete(uid);
+    if (!gone) {
+      this.settled.add(uid);
+      return {};
+    }
+    this.deleted.letGo(gone);
+    this.forget(uid);
+    this.deps.logger.debug('settled the run of a deleted Kubernetes Job', {
+      kubernetesJob: `${kubeJob.metadata?.namespace}/${kubeJob.metadata?.name}`,
+      runUid: uid,
+      recorded,
+    });
     return {};
+  }
+
+  /** The pods of a Job, as the cache has them. */
+  private podsOf(kubeJob: V1Job): V1Pod[] {
+    const uid = kubeJob.metadata?.uid;
+    return this.deps.caches.pods
+      .list(kubeJob.metadata?.namespace)
+      .filter((pod) => pod.metadata?.ownerReferences?.some((owner) => owner.uid === uid));
+  }
+
+  /** The pods of a deleted Job as last seen: those the cache still has, the others as they went. */
+  private lastPodsOf(gone: DeletedJob): V1Pod[] {
+    seePods(gone, this.podsOf(gone.job));
+    return [...gone.pods.values()];
+  }
+
+  /** The CronJob that owns a Kubernetes Job, as the cache has it. */
+  private cronJobOf(kubeJob: V1Job): V1CronJob | undefined {
+    const owner = kubeJob.metadata?.ownerReferences?.find((ref) => ref.kind === 'CronJob');
+    return owner ? this.deps.caches.cronJobs.get(owner.name, kubeJob.metadata?.namespace) : undefined;
   }
 
   /**
@@ -239,9 +356,14 @@ export class RunReconciler {
   /** The ScheduledJob behind a Kubernetes Job: the owner of the CronJob that owns it. */
   private refreshStatusOf(kubeJob: V1Job): void {
     const namespace = kubeJob.metadata?.namespace ?? '';
-    const owner = kubeJob.metadata?.ownerReferences?.find((ref) => ref.kind === 'CronJob');
-    const cronJob = owner ? this.deps.caches.cronJobs.get(owner.name, namespace) : undefined;
+    const cronJob = this.cronJobOf(kubeJob);
     const scheduledJob = cronJob?.metadata?.ownerReferences?.find((ref) => ref.kind === 'ScheduledJob');
     if (scheduledJob) this.deps.refreshStatus?.(namespace, scheduledJob.name);
   }
+}
+
+/** The job a Kubernetes Job is a run of, as the controller labelled it; null when it is no job's. */
+function jobIdOf(kubeJob: V1Job): number | null {
+  const jobId = Number(kubeJob.metadata?.labels?.[LABEL_JOB_ID]);
+  return Number.isInteger(jobId) && jobId >= 1 ? jobId : null;
 }

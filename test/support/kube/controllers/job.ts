@@ -1,6 +1,7 @@
 import { JOB_TRACKING_FINALIZER } from '../builtins/batch';
 import type { KubeEmulator } from '../emulator';
 import { clone, rfc3339, type Obj } from '../types';
+import { syncAfterJobEnded } from './cronjob';
 import { recordEvent } from './events';
 
 const JOBS = 'batch/jobs';
@@ -14,6 +15,8 @@ function condition(type: string, reason: string, message: string, t: string): Ob
 const hasCondition = (job: Obj, type: string) =>
   ((job.status?.conditions ?? []) as Obj[]).find((c) => c.type === type && c.status === 'True');
 
+const isFinished = (job: Obj) => Boolean(hasCondition(job, 'Complete') ?? hasCondition(job, 'Failed'));
+
 const isReady = (pod: Obj) =>
   ((pod.status?.conditions ?? []) as Obj[]).some((c) => c.type === 'Ready' && c.status === 'True');
 
@@ -26,18 +29,23 @@ const isReady = (pod: Obj) =>
  * DeadlineExceeded, the pending pods deleted with Event SuccessfulDelete, every pod's finalizer
  * released), then the terminal condition (Complete or Failed) with its Event. A failed pod under
  * the backoff limit is replaced at once (the real controller's back-off delay is not emulated).
+ * A Job it ends wakes its CronJob's controller, which may delete it at once (history limits:
+ * syncAfterJobEnded). Returns the Job as this sync left it, deleted since or not.
  */
 export function syncJob(emu: KubeEmulator, namespace: string, name: string): Obj {
+  const before = emu.store.get(JOBS, namespace, name);
   for (let pass = 0; pass < 10 && syncJobOnce(emu, namespace, name); pass++);
   emu.afterWrite();
-  return emu.store.get(JOBS, namespace, name)!;
+  const job = emu.store.get(JOBS, namespace, name)!;
+  if (before && !isFinished(before) && isFinished(job)) syncAfterJobEnded(emu, job);
+  return job;
 }
 
 /** One sync; whether it wrote anything. */
 function syncJobOnce(emu: KubeEmulator, namespace: string, name: string): boolean {
   const job = emu.store.get(JOBS, namespace, name);
   if (!job) throw new Error(`no Job ${namespace}/${name}`);
-  if (hasCondition(job, 'Complete') || hasCondition(job, 'Failed')) return false;
+  if (isFinished(job)) return false;
   const t = rfc3339(emu.now());
   const status: Obj = { ...clone(job.status ?? {}) };
   status.startTime = status.startTime ?? t;
