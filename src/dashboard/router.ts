@@ -37,7 +37,9 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
 /**
  * The web dashboard: the page at `/` and its files under `/assets/`. File names carry no content
  * hash, so the browser revalidates every time (`no-cache` with an ETag): a new version of the
- * service is picked up on the next load, and an unchanged file costs a 304.
+ * service is picked up on the next load, and an unchanged file costs a 304. Every URL the page and
+ * this router use is relative to the page, so that it works at `/` and behind a proxy that serves
+ * it under a path prefix and strips it (docs/dashboard.md).
  */
 export function dashboardRouter(assetsDir: string = DASHBOARD_ASSETS_DIR): Router {
   const router = Router();
@@ -64,7 +66,8 @@ export function dashboardRouter(assetsDir: string = DASHBOARD_ASSETS_DIR): Route
   });
 
   // Browsers ask for this on their own; answer with the page's icon instead of a 404 in the log.
-  router.get('/favicon.ico', (_req, res) => res.redirect(301, '/assets/favicon.svg'));
+  // Relative, as every URL of the dashboard: behind a prefix-stripping proxy the icon is beside it.
+  router.get('/favicon.ico', (_req, res) => res.redirect(301, 'assets/favicon.svg'));
 
   return router;
 }

@@ -20,6 +20,7 @@ import { errorHandler } from './errors';
 import { frontDoorFailures } from './frontDoor/handOff';
 import { BODY_LIMIT_BYTES } from './jsonBodies';
 import { requireJsonContentType } from './jsonContentType';
+import { localBrowsersOnly } from './localBrowsersOnly';
 import { runtimeErrorHandler } from './runtimeErrors';
 import { cronRouter } from './routes/cron';
 import { executionsRouter } from './routes/executions';
@@ -58,12 +59,13 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(cors());
-  // What the front door took and failed (http/frontDoor/): answered by the handlers below.
-  app.use(frontDoorFailures());
-  // Before the API's body parser and token: reports carry larger bodies and their own token.
+  const corsHeaders = cors();
+  // Before the API's body parser and token: reports carry larger bodies and their own token. And
+  // before the guard below: that token is a credential no page has, and pods address the service
+  // by whatever name their cluster gives it.
   app.use(
     '/api/jobs/:id/reports',
+    corsHeaders,
     reportsRouter({
       ingest: deps.reports,
       reportSecret: deps.reportSecret,
@@ -74,8 +76,16 @@ export function createApp(deps: AppDeps): Express {
   // Like reports: a runner claims its slot with its job's report token.
   app.use(
     '/api/jobs/:id/slots/claim',
+    corsHeaders,
     slotClaimRouter({ slots: deps.slots, reportSecret: deps.reportSecret, logger: deps.logger }),
   );
+  // Without a token, CORS open to any origin would let any page run commands here: only pages on
+  // this machine, and requests addressed to it, are answered (localBrowsersOnly.ts, docs/api.md).
+  // Before CORS, so that a page elsewhere has even its preflight refused.
+  if (deps.apiToken === null) app.use(localBrowsersOnly(deps.logger));
+  app.use(corsHeaders);
+  // What the front door took and failed (http/frontDoor/): answered by the handlers below.
+  app.use(frontDoorFailures());
   // Not strict: a scalar body (`42`, `null`) is valid JSON and gets the schemas' "must be a JSON
   // object" rather than a parse error.
   app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));

@@ -30,7 +30,7 @@ describe('dashboard assets', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(page.text).toContain('<script type="module" src="/assets/js/main.js"></script>');
+    expect(page.text).toContain('<script type="module" src="assets/js/main.js"></script>');
 
     // fetch adds `Cache-Control: no-cache` to a conditional request unless one is given.
     const again = await service.request('GET', '/', undefined, {
@@ -74,6 +74,19 @@ describe('dashboard assets', () => {
       );
       expect({ file, references }).toEqual({ file, references: null });
     }
+  });
+
+  it('uses only URLs relative to the page, which work behind a path prefix too (pathPrefix.test.ts)', async () => {
+    for (const file of assetFiles().filter((name) => /\.(html|js|css)$/.test(name))) {
+      const text = readFileSync(file, 'utf8');
+      // A path from the root: in an attribute, a CSS url(), or a request of api.js (`request('GET', '/…`).
+      const rooted = text.match(
+        /(?:\b(?:src|href|action)\s*=\s*["']?|url\(\s*["']?|\brequest\(\s*'[A-Z]+',\s*["'`]|fetch\(\s*["'`])\/(?!\/)[^"'`)\s]*/g,
+      );
+      expect({ file, rooted }).toEqual({ file, rooted: null });
+    }
+    const icon = await fetch(`${service.url}/favicon.ico`, { redirect: 'manual' });
+    expect([icon.status, icon.headers.get('location')]).toEqual([301, 'assets/favicon.svg']);
   });
 
   it('never turns data into markup: no HTML parsing sinks in the page scripts', () => {

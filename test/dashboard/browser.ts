@@ -25,7 +25,8 @@ export const BROWSER_TEST_TIMEOUT_MS = 60_000;
  */
 export const describeInBrowser: jest.Describe = process.env[BROWSER_SKIPPED_ENV] ? describe.skip : describe;
 
-export async function launchBrowser(): Promise<Browser> {
+/** `args`: more command-line switches, e.g. `--host-resolver-rules` to give a test site a name. */
+export async function launchBrowser(args: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
       `Chromium is not installed at ${CHROMIUM_PATH}. The dashboard tests drive a real browser: ` +
@@ -42,6 +43,7 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...args,
     ],
   });
 }

@@ -60,9 +60,10 @@ describe('POST /api/jobs in front of the app', () => {
       expect(app.count()).toBe(1);
       expect(sameButIdentity(front)).toEqual(sameButIdentity(viaApp));
 
-      // A browser's cross-origin creation; a charset named; a byte-order mark, which the app's
-      // parser drops.
-      const origin = { Origin: 'https://dashboard.example' };
+      // A browser's cross-origin creation (from a page on this machine: without a token, pages
+      // elsewhere are refused, crossSiteRequests.test.ts); a charset named; a byte-order mark,
+      // which the app's parser drops.
+      const origin = { Origin: 'http://localhost:3000' };
       const withOrigin = await post(service, '/api/jobs', JSON.stringify(job()), origin);
       const utf8 = { 'Content-Type': 'application/json; charset=UTF-8' };
       const withCharset = await post(service, '/api/jobs', JSON.stringify(job()), utf8);

@@ -38,6 +38,9 @@ export function onUnauthorized(listener) {
 /**
  * One request with JSON in and out. Resolves to the parsed body; rejects with an ApiError carrying
  * the service's `{ error }` message.
+ *
+ * `path` is relative to the page (`api/jobs`, never `/api/jobs`): behind a proxy that serves the
+ * service under a path prefix (https://host/crondeck/), the API is beside the page, not at the root.
  */
 export async function request(
   method,
@@ -89,24 +92,24 @@ function query(params) {
 }
 
 export const api = {
-  health: () => request('GET', '/health'),
-  stats: () => request('GET', '/api/stats'),
+  health: () => request('GET', 'health'),
+  stats: () => request('GET', 'api/stats'),
 
-  listJobs: () => request('GET', '/api/jobs'),
-  getJob: (id) => request('GET', `/api/jobs/${enc(id)}`),
-  createJob: (job) => request('POST', '/api/jobs', job),
-  updateJob: (id, job) => request('PUT', `/api/jobs/${enc(id)}`, job),
-  deleteJob: (id) => request('DELETE', `/api/jobs/${enc(id)}`),
-  toggleJob: (id, enabled) => request('PATCH', `/api/jobs/${enc(id)}/toggle`, { enabled }),
-  runJob: (id) => request('POST', `/api/jobs/${enc(id)}/run`),
+  listJobs: () => request('GET', 'api/jobs'),
+  getJob: (id) => request('GET', `api/jobs/${enc(id)}`),
+  createJob: (job) => request('POST', 'api/jobs', job),
+  updateJob: (id, job) => request('PUT', `api/jobs/${enc(id)}`, job),
+  deleteJob: (id) => request('DELETE', `api/jobs/${enc(id)}`),
+  toggleJob: (id, enabled) => request('PATCH', `api/jobs/${enc(id)}/toggle`, { enabled }),
+  runJob: (id) => request('POST', `api/jobs/${enc(id)}/run`),
 
-  getAlerts: (id) => request('GET', `/api/jobs/${enc(id)}/alerts`),
-  putAlerts: (id, config) => request('PUT', `/api/jobs/${enc(id)}/alerts`, config),
-  deleteAlerts: (id) => request('DELETE', `/api/jobs/${enc(id)}/alerts`),
-  alertHistory: (id, limit) => request('GET', `/api/jobs/${enc(id)}/alerts/history${query({ limit })}`),
+  getAlerts: (id) => request('GET', `api/jobs/${enc(id)}/alerts`),
+  putAlerts: (id, config) => request('PUT', `api/jobs/${enc(id)}/alerts`, config),
+  deleteAlerts: (id) => request('DELETE', `api/jobs/${enc(id)}/alerts`),
+  alertHistory: (id, limit) => request('GET', `api/jobs/${enc(id)}/alerts/history${query({ limit })}`),
 
   listExecutions: ({ jobId, status, limit }) =>
-    request('GET', `/api/executions${query({ jobId, status, limit })}`),
+    request('GET', `api/executions${query({ jobId, status, limit })}`),
   /** Finished executions and attempts in progress (which the API lists only when asked), newest first. */
   listExecutionsWithRunning: async ({ jobId, limit }) => {
     const [finished, running] = await Promise.all([
@@ -116,19 +119,19 @@ export const api = {
     const newestFirst = (a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt) || b.id - a.id;
     return [...running, ...finished].sort(newestFirst).slice(0, Number(limit));
   },
-  getExecution: (id) => request('GET', `/api/executions/${enc(id)}`),
+  getExecution: (id) => request('GET', `api/executions/${enc(id)}`),
 
   /** The job's judged slots in [from, to], newest first (ISO 8601 instants; limit 1–1000). */
   listSlots: (id, { from, to, limit } = {}) =>
-    request('GET', `/api/jobs/${enc(id)}/slots${query({ from, to, limit })}`),
+    request('GET', `api/jobs/${enc(id)}/slots${query({ from, to, limit })}`),
   /** Runs every slot in [from, to] once; resolves to `{ slots }`, the number it runs. */
   backfill: (id, { from, to, concurrency }) =>
-    request('POST', `/api/jobs/${enc(id)}/backfill`, { from, to, concurrency }),
+    request('POST', `api/jobs/${enc(id)}/backfill`, { from, to, concurrency }),
 
-  schedulerStatus: () => request('GET', '/api/scheduler/status'),
-  pause: (until) => request('POST', '/api/scheduler/pause', until ? { until } : {}),
-  resume: () => request('POST', '/api/scheduler/resume'),
+  schedulerStatus: () => request('GET', 'api/scheduler/status'),
+  pause: (until) => request('POST', 'api/scheduler/pause', until ? { until } : {}),
+  resume: () => request('POST', 'api/scheduler/resume'),
 
   describeCron: (expr, timezone, signal) =>
-    request('GET', `/api/cron/describe${query({ expr, timezone })}`, undefined, { signal }),
+    request('GET', `api/cron/describe${query({ expr, timezone })}`, undefined, { signal }),
 };

@@ -51,7 +51,7 @@ export function promptForToken({ rejectedToken = false } = {}) {
       submit.disabled = true;
       setFieldError(tokenField, null);
       try {
-        await request('GET', '/api/stats', undefined, { token, notifyUnauthorized: false });
+        await request('GET', 'api/stats', undefined, { token, notifyUnauthorized: false });
         storeToken(token);
         dialog.close('accepted');
         pending = null;
