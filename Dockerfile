@@ -48,4 +48,5 @@ RUN printf '#!/bin/sh\nexec node --liftoff-only /app/dist/cli.js "$@"\n' > /usr/
 USER 65532:65532
 EXPOSE 7433 8081
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/crondeck"]
-CMD ["serve", "--host", "0.0.0.0"]
+# `::`: every address of both families, or IPv4 alone where the kernel has no IPv6.
+CMD ["serve", "--host", "::"]

@@ -44,7 +44,8 @@ in ./data unless DATABASE_URL is set).
 
   --config FILE   jobs to declare at start (YAML or JSON with a "jobs" list)
   --port N        port to listen on (default: PORT or 7433)
-  --host ADDR     address to listen on (default: HOST or 127.0.0.1)
+  --host ADDR     address to listen on (default: HOST or 127.0.0.1; :: for every address, IPv6
+                  and IPv4, or IPv4 alone where the kernel has no IPv6)
   --insecure      allow a non-loopback address without SERVICE_API_TOKEN`;
 
 const CONTROLLER_USAGE = `usage: crondeck controller
@@ -102,10 +103,14 @@ async function serve(args: string[]): Promise<void> {
   const kubeConfig = env.runtime === 'kubernetes' ? clusterParts().loadKubeConfig() : undefined;
   const service = await startService({ env, db, logger, declaredJobs, kubeConfig });
 
+  // SIGTERM (Kubernetes, docker stop) drains for SERVICE_SHUTDOWN_DRAIN_SECONDS first; Ctrl-C
+  // (SIGINT) never does, and ends a drain under way. Each signal is handled once: the second of a
+  // kind ends the process as it would have without a handler.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      logger.info('shutting down', { signal });
-      service.stop().then(
+      const drainSeconds = signal === 'SIGTERM' ? env.shutdownDrainSeconds : 0;
+      logger.info('shutting down', { signal, drainSeconds });
+      service.stop({ drainSeconds }).then(
         () => process.exit(0),
         (error) => {
           logger.error('shutdown failed', { err: error });

@@ -9,7 +9,9 @@ import type { DeclaredJob } from './config/jobsFile';
 import type { Environment } from './config/environment';
 import { createApp } from './http/app';
 import { frontDoor } from './http/frontDoor/frontDoor';
-import { createAppServer, type FrontHandler } from './http/server';
+import { probesInFront } from './http/routes/health';
+import { createAppServer } from './http/server';
+import { listenHostOf } from './config/listenAddress';
 import type { Logger } from './logging/logger';
 import { ServiceMetrics } from './metrics/metrics';
 import { createRuntime, type LocalRuntimeSettings } from './runtime/createRuntime';
@@ -67,8 +69,21 @@ export interface RunningService {
   judge: SlotJudge;
   /** The server's notifications of list changes, on a database server (null on the embedded one). */
   listChanges: ListChangeFeed | null;
-  /** Stops accepting requests, lets running jobs finish (or records them failed), closes the database. */
-  stop(): Promise<void>;
+  /**
+   * Drains for `drainSeconds` (default none), stops accepting requests, lets those in flight finish
+   * (SERVICE_SHUTDOWN_GRACE_SECONDS at most) and running jobs too (or records them failed), closes
+   * the database. Called again while it drains, with no drain, it ends the drain at once.
+   */
+  stop(options?: StopOptions): Promise<void>;
+}
+
+interface StopOptions {
+  /**
+   * Seconds to go on serving first, `/health` answering 503 and every answer `Connection: close`:
+   * a cluster takes some seconds to stop routing to a terminating pod (SIGTERM: the environment's
+   * SERVICE_SHUTDOWN_DRAIN_SECONDS).
+   */
+  drainSeconds?: number;
 }
 
 /**
@@ -176,35 +191,90 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     apiToken: env.apiToken,
     defaultTimeZone: env.defaultTimeZone,
   });
-  const server = await listen(app, frontDoor({ jobs, executionLists }, env.apiToken), env.port, env.host);
+  const shutdown = { draining: false };
+  const inFront = probesInFront(shutdown, frontDoor({ jobs, executionLists }, env.apiToken));
+  const server = await listen(
+    createAppServer(app, inFront, { keepAliveTimeoutMs: env.keepAliveTimeoutSeconds * 1000 }),
+    env,
+  );
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   logger.info('crondeck is listening', { url, database: db.description, version: VERSION });
 
   let stopped: Promise<void> | undefined;
-  const stop = () =>
-    (stopped ??= (async () => {
+  let endDrain = () => {};
+  const stop = (stopOptions: StopOptions = {}) => {
+    if (stopped) {
+      if (!stopOptions.drainSeconds) endDrain();
+      return stopped;
+    }
+    return (stopped = (async () => {
+      await drain(shutdown, stopOptions.drainSeconds ?? 0, logger, (end) => (endDrain = end));
       stopRetention();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      await closeServer(server, env.shutdownGraceSeconds, logger);
       await judgeLoop?.stop();
       await runtime.stop();
       // After the runtime: alerts of the runs it let finish are queued, and kept for the next start.
       await alerting.stop();
-      server.closeAllConnections();
-      await closed;
       await listChanges?.stop();
       await db.close();
     })());
+  };
 
   return { db, app, server, url, runtime, local, jobs, recorder, alerting, judge, listChanges, stop };
 }
 
-function listen(app: Express, inFront: FrontHandler, port: number, host: string): Promise<Server> {
+function listen(server: Server, env: Environment): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createAppServer(app, inFront);
     server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
+    server.listen({ port: env.port, host: listenHostOf(env.host) }, () => resolve(server));
   });
+}
+
+/**
+ * Goes on serving for `seconds`, the service marked draining (http/routes/health.ts), unless
+ * `onEnd`'s function is called first. Marked draining whether it waits or not: the answers of the
+ * requests still in flight while the server closes say `Connection: close` too.
+ */
+async function drain(
+  state: { draining: boolean },
+  seconds: number,
+  logger: Logger,
+  onEnd: (end: () => void) => void,
+): Promise<void> {
+  state.draining = true;
+  if (seconds <= 0) return;
+  logger.info('draining: /health answers 503 while requests are still served', { seconds });
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, seconds * 1000);
+    onEnd(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Closes the listener and the idle connections, waits for the requests in flight to be answered
+ * (`graceSeconds` at most), then closes every connection left. Node closes the connections idle
+ * when the listener closes, not those that become idle later: they are closed as they do.
+ */
+async function closeServer(server: Server, graceSeconds: number, logger: Logger): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  logger.info('no longer accepting connections; answering the requests in flight', { graceSeconds });
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+  let deadline: NodeJS.Timeout | undefined;
+  const cut = new Promise<'cut'>(
+    (resolve) => (deadline = setTimeout(() => resolve('cut'), graceSeconds * 1000)),
+  );
+  if ((await Promise.race([closed, cut])) === 'cut') {
+    logger.warn('requests still in flight at the end of the grace period; their connections are closed', {
+      graceSeconds,
+    });
+    server.closeAllConnections();
+  }
+  clearTimeout(deadline);
+  clearInterval(idleSweep);
+  await closed;
 }

@@ -33,6 +33,19 @@ export interface Environment {
   runtime: RuntimeKind;
   /** Kubernetes mode: where the REST API writes ScheduledJobs, and whose CronJobs pause touches. */
   kubernetes: { namespace: string; watchNamespace: string | null };
+  /**
+   * How long an idle keep-alive connection stays open: longer than the idle timeout of any proxy
+   * or load balancer in front (AWS ALB 60 s, ingress-nginx's upstream keepalive 60 s), so that it
+   * is always the proxy that closes the connection, never the service just as the proxy reuses it.
+   */
+  keepAliveTimeoutSeconds: number;
+  /**
+   * After SIGTERM: how long the service keeps serving, with `/health` answering 503, before it
+   * closes its listener (the time a cluster takes to stop sending it requests).
+   */
+  shutdownDrainSeconds: number;
+  /** After the listener closes: how long requests in flight get to finish before they are cut. */
+  shutdownGraceSeconds: number;
 }
 
 const boolean = z
@@ -62,18 +75,41 @@ const listenOptionsSchema = z.object({
 });
 const optional = (value: string | undefined) => (value === undefined || value === '' ? undefined : value);
 
+/** The placeholders of deploy/base/secret.yaml say CHANGE-ME: a value that still does is not a secret. */
+const PLACEHOLDER = /change-me/i;
+const notPlaceholder = (what: string) =>
+  z.string().refine((value) => !PLACEHOLDER.test(value), {
+    error: `still holds a placeholder (it contains CHANGE-ME, as deploy/base/secret.yaml ships it): ${what}`,
+    abort: true,
+  });
+const OWN_SECRET = 'set a secret of your own, e.g. the output of `openssl rand -hex 32`';
+
+const seconds = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(min, { error: `must be ${min} or more seconds` })
+    .max(max, { error: `must be at most ${max} seconds` });
+
+/** Seconds of drain after SIGTERM when none are configured: some in a Kubernetes pod, none elsewhere. */
+const POD_DRAIN_SECONDS = 10;
+
 const environmentSchema = z.object({
   PORT: port.default(7433),
   HOST: z.string().default('127.0.0.1'),
-  DATABASE_URL: z.string().optional(),
+  DATABASE_URL: notPlaceholder('put the URL of your PostgreSQL server here').optional(),
   SERVICE_DATABASE_WAIT_SECONDS: z.coerce
     .number({ error: 'must be a number of seconds' })
     .int({ error: 'must be a whole number of seconds' })
     .min(0, { error: 'must be 0 or more seconds' })
     .default(120),
   SERVICE_DATA_DIR: z.string().default('./data'),
-  SERVICE_API_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
-  SERVICE_REPORT_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  SERVICE_API_TOKEN: notPlaceholder(OWN_SECRET)
+    .min(16, { error: 'must be at least 16 characters' })
+    .optional(),
+  SERVICE_REPORT_SECRET: notPlaceholder(OWN_SECRET)
+    .min(32, { error: 'must be at least 32 characters' })
+    .optional(),
   SERVICE_TIMEZONE: z
     .string()
     .refine(isValidTimeZone, { error: 'must be an IANA time zone name' })
@@ -90,6 +126,11 @@ const environmentSchema = z.object({
   SERVICE_RUNTIME: z.enum(['local', 'kubernetes'], { error: 'must be local or kubernetes' }).default('local'),
   POD_NAMESPACE: z.string().optional(),
   CRONDECK_WATCH_NAMESPACE: z.string().optional(),
+  SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS: seconds(1, 3600).default(65),
+  SERVICE_SHUTDOWN_DRAIN_SECONDS: seconds(0, 3600).optional(),
+  SERVICE_SHUTDOWN_GRACE_SECONDS: seconds(0, 3600).default(10),
+  // Set by the kubelet in every pod: where no drain is configured, a pod drains and a laptop does not.
+  KUBERNETES_SERVICE_HOST: z.string().optional(),
 });
 
 /** Every variable `crondeck serve` reads (the chart's tests hold the chart to setting no other). */
@@ -142,6 +183,10 @@ export function readEnvironment(env: NodeJS.ProcessEnv, options: ListenOptions =
       .filter(Boolean),
     runtime: e.SERVICE_RUNTIME,
     kubernetes: serviceScope(kubernetesScope(e.POD_NAMESPACE, e.CRONDECK_WATCH_NAMESPACE)),
+    keepAliveTimeoutSeconds: e.SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS,
+    shutdownDrainSeconds:
+      e.SERVICE_SHUTDOWN_DRAIN_SECONDS ?? (e.KUBERNETES_SERVICE_HOST ? POD_DRAIN_SECONDS : 0),
+    shutdownGraceSeconds: e.SERVICE_SHUTDOWN_GRACE_SECONDS,
   };
 }
 

@@ -88,15 +88,26 @@ const READ_ONLY_JOB_FIELDS = [
   'lastSlot',
 ];
 
-export const jobInputSchema = z
+const looseJobInput = z
   .looseObject(jobInputFields, { error: 'request body must be a JSON object' })
   .superRefine((value, ctx) => {
     for (const key of Object.keys(value)) {
-      if (!(key in jobInputFields) && !READ_ONLY_JOB_FIELDS.includes(key)) {
+      // Own fields only: `in` would take inherited names (`constructor`, `toString`) for job fields.
+      if (!Object.hasOwn(jobInputFields, key) && !READ_ONLY_JOB_FIELDS.includes(key)) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'is not a job field' });
       }
     }
-  })
+  });
+
+export const jobInputSchema = z
+  .preprocess((input, ctx) => {
+    // JSON.parse makes `"__proto__"` an own key, which zod leaves out of the object it parses (so
+    // the check above never sees it): refused here, before the fields are read, and so alone.
+    if (typeof input === 'object' && input !== null && Object.hasOwn(input, '__proto__')) {
+      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'is not a job field', input });
+    }
+    return input;
+  }, looseJobInput)
   .transform(
     ({ name, schedule, command, timeout, retry, description, tags, timezone, enabled, ...slots }) => ({
       name,

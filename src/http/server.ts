@@ -1,5 +1,23 @@
-import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
+import {
+  createServer,
+  IncomingMessage,
+  maxHeaderSize,
+  type Server,
+  ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import type { Socket } from 'node:net';
 import type { Express } from 'express';
+
+/** How the server treats its connections. */
+export interface AppServerOptions {
+  /**
+   * How long an idle keep-alive connection is kept open (Node's default is 5 s). It must outlast
+   * the idle timeout of whatever proxy keeps connections to the service, or the proxy sends a
+   * request on a connection just as the service closes it, and answers its client 502.
+   */
+  keepAliveTimeoutMs?: number;
+}
 
 /**
  * The HTTP server of an Express app whose requests and responses are born with the app's
@@ -17,7 +35,11 @@ import type { Express } from 'express';
  * put the prototypes Express would set in the chain from the start, so Express's own
  * `setPrototypeOf` finds the prototype already in place and does nothing.
  */
-export function createAppServer(app: Express, inFront?: FrontHandler): Server {
+export function createAppServer(
+  app: Express,
+  inFront?: FrontHandler,
+  options: AppServerOptions = {},
+): Server {
   class AppRequest extends IncomingMessage {}
   class AppResponse extends ServerResponse {}
   adoptAsPrototype(app, 'request', AppRequest.prototype);
@@ -25,7 +47,50 @@ export function createAppServer(app: Express, inFront?: FrontHandler): Server {
   const handler = inFront
     ? (req: IncomingMessage, res: ServerResponse) => inFront(req, res, () => app(req, res))
     : app;
-  return createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, handler);
+  const server = createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, handler);
+  if (options.keepAliveTimeoutMs !== undefined) {
+    server.keepAliveTimeout = options.keepAliveTimeoutMs;
+    // Above the keep-alive timeout, as proxies' guides ask, and the whole request's time above that.
+    server.headersTimeout = options.keepAliveTimeoutMs + 1000;
+    server.requestTimeout = Math.max(server.requestTimeout, server.headersTimeout);
+  }
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/**
+ * What Node answers itself to a request it cannot parse (an empty 400, 431 or 408), answered as the
+ * rest of the API answers: `{ "error": message }` naming the problem. As Node does, only while
+ * nothing of a response has been written to the socket, and the connection is closed after it.
+ */
+function answerClientError(error: NodeJS.ErrnoException & { reason?: string }, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+    const [status, message] = clientErrorAnswer(error);
+    const body = JSON.stringify({ error: message });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy();
+}
+
+function clientErrorAnswer(error: NodeJS.ErrnoException & { reason?: string }): [number, string] {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, `request headers are larger than the limit of ${maxHeaderSize} bytes`];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'request chunk extensions are larger than the limit'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'the request did not arrive in time'];
+    default:
+      // llhttp's reason ("Invalid method encountered") says what was wrong, and nothing of the server.
+      return [400, `malformed HTTP request${error.reason ? `: ${error.reason}` : ''}`];
+  }
 }
 
 /**

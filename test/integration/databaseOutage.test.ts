@@ -151,6 +151,24 @@ describe('a database outage', () => {
     }
   });
 
+  it('answers /livez 200 through the outage, while /health (readiness) says 503', async () => {
+    const { db, proxy, close } = await databaseBehindProxy();
+    const service = await startTestService({ db });
+    let away = false;
+    try {
+      expect((await service.request('GET', '/livez')).body).toEqual({ status: 'ok' });
+      await proxy.cut();
+      away = true;
+      expect((await service.request('GET', '/health')).status).toBe(503);
+      const live = await service.request('GET', '/livez');
+      expect(live).toMatchObject({ status: 200, body: { status: 'ok' } });
+    } finally {
+      if (away) await proxy.restore();
+      await service.stop();
+      await close();
+    }
+  });
+
   it('prunes old history again within minutes when a pass met the outage, not a day later', async () => {
     const { db, proxy, close } = await databaseBehindProxy();
     const logger = createMemoryLogger();

@@ -95,21 +95,54 @@ describe.each(VALUE_SETS)('the chart with %s', (_name, args) => {
 describe('the chart with the default values', () => {
   const objs = () => helmTemplate();
 
-  test('runs two API replicas behind a PodDisruptionBudget, probed on /health', () => {
+  test('runs two API replicas behind a PodDisruptionBudget, ready on /health and live on /livez', () => {
     const all = objs();
     const api = find(all, 'Deployment', 'rel-crondeck');
     expect(api.spec.replicas).toBe(2);
     const c = api.spec.template.spec.containers[0];
-    expect(c.args).toEqual(['serve', '--host', '0.0.0.0', '--port', '7433']);
-    for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+    // `::`: every address of both families, so that the kubelet reaches it on an IPv6-only cluster.
+    expect(c.args).toEqual(['serve', '--host', '::', '--port', '7433']);
+    for (const probe of ['readinessProbe', 'startupProbe']) {
       expect(c[probe].httpGet).toEqual({ path: '/health', port: 'http' });
     }
+    // Not /health, which answers 503 while the database is down: an outage would restart every replica.
+    expect(c.livenessProbe.httpGet).toEqual({ path: '/livez', port: 'http' });
     expect(c.ports).toEqual([{ name: 'http', containerPort: 7433, protocol: 'TCP' }]);
     const pdb = find(all, 'PodDisruptionBudget', 'rel-crondeck');
     expect(pdb.spec.selector.matchLabels).toEqual(api.spec.selector.matchLabels);
     const svc = find(all, 'Service', 'rel-crondeck');
     expect(svc.spec.ports[0].port).toBe(7433);
     expect(svc.spec.selector).toEqual(api.spec.selector.matchLabels);
+  });
+
+  test('gives the API the time to drain and answer what is in flight before the kubelet kills it', () => {
+    const spec = find(objs(), 'Deployment', 'rel-crondeck').spec.template.spec;
+    const env = readEnvironment(processEnv(spec.containers[0]));
+    expect(env.shutdownDrainSeconds).toBe(10);
+    expect(env.shutdownGraceSeconds).toBe(10);
+    // Alerts being sent get 5 s, closing takes about one more.
+    expect(spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(
+      env.shutdownDrainSeconds + env.shutdownGraceSeconds + 10,
+    );
+    // Longer than the idle timeout of AWS ALB and ingress-nginx (60 s).
+    expect(env.keepAliveTimeoutSeconds).toBe(65);
+    const set = helmTemplate([
+      '--set',
+      'api.terminationGracePeriodSeconds=100',
+      '--set',
+      'api.shutdownDrainSeconds=30',
+      '--set',
+      'api.shutdownGraceSeconds=20',
+      '--set',
+      'api.keepAliveTimeoutSeconds=620',
+    ]);
+    const setSpec = find(set, 'Deployment', 'rel-crondeck').spec.template.spec;
+    expect(setSpec.terminationGracePeriodSeconds).toBe(100);
+    expect(readEnvironment(processEnv(setSpec.containers[0]))).toMatchObject({
+      shutdownDrainSeconds: 30,
+      shutdownGraceSeconds: 20,
+      keepAliveTimeoutSeconds: 620,
+    });
   });
 
   test('leaves the budget out where it would refuse every eviction (one replica), so drains go on', () => {
@@ -458,6 +491,12 @@ describe('bad values fail with a message that says what to fix', () => {
       'Set database.existingSecret to the name of a Secret holding DATABASE_URL (postgres://user:password@host:5432/db), or set postgresql.enabled=true',
     ],
     [['--set', 'database.existingSecret=mine'], 'choose one: set postgresql.enabled=false'],
+    [
+      ['--set', 'api.terminationGracePeriodSeconds=25'],
+      'api.terminationGracePeriodSeconds (25) must be at least api.shutdownDrainSeconds + api.shutdownGraceSeconds + 10 (30)',
+    ],
+    [['--set', 'api.keepAliveTimeoutSeconds=0'], "at '/api/keepAliveTimeoutSeconds': minimum: got 0, want 1"],
+    [['--set', 'api.shutdownDrainSeconds=-1'], "at '/api/shutdownDrainSeconds'"],
   ])('helm template %j', (args, message) => {
     const r = helm(['template', 'rel', CHART_DIR, ...args]);
     expect(r.ok).toBe(false);

@@ -121,7 +121,6 @@ export function flattenRules(
   return [...out].sort();
 }
 
-const all = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 const rules = (group: string, resources: string[], verbs: string[]) => ({
   apiGroups: [group],
   resources,

@@ -89,11 +89,47 @@ describe('deploy/base', () => {
       expect(new Set(refs)).toEqual(new Set(['crondeck']));
     }
     const api = find(all, 'Deployment', 'crondeck').spec.template.spec.containers[0];
-    expect(api.args).toEqual(['serve', '--host', '0.0.0.0', '--port', '7433']);
+    expect(api.args).toEqual(['serve', '--host', '::', '--port', '7433']);
     const ctl = find(all, 'Deployment', 'crondeck-controller').spec.template.spec.containers[0];
     expect(ctl.env.find((e: AnyObject) => e.name === 'CRONDECK_REPORT_URL').value).toBe(
       'http://crondeck.crondeck.svc:7433',
     );
+  });
+
+  test('refuses to start either program on the Secret’s placeholders, naming each', () => {
+    const all = objs();
+    const placeholders = find(all, 'Secret', 'crondeck').stringData as Record<string, string>;
+    for (const name of ['crondeck', 'crondeck-controller']) {
+      const c = find(all, 'Deployment', name).spec.template.spec.containers[0];
+      const env = processEnv(c);
+      for (const e of c.env as AnyObject[]) {
+        if (e.valueFrom?.secretKeyRef) env[e.name] = placeholders[e.valueFrom.secretKeyRef.key];
+      }
+      const read = [...Object.keys(placeholders)].filter((key) => env[key] !== undefined);
+      expect(read.length).toBeGreaterThan(0);
+      expect(() => readEnvironment(env)).toThrow(
+        new RegExp(
+          read.map((key) => `${key}: still holds a placeholder \\(it contains CHANGE-ME`).join('.*'),
+        ),
+      );
+    }
+  });
+
+  test('probes the API’s readiness on /health and its liveness on /livez, which needs no database', () => {
+    const api = find(objs(), 'Deployment', 'crondeck').spec.template.spec.containers[0];
+    expect(api.startupProbe.httpGet).toEqual({ path: '/health', port: 'http' });
+    expect(api.readinessProbe.httpGet).toEqual({ path: '/health', port: 'http' });
+    expect(api.livenessProbe.httpGet).toEqual({ path: '/livez', port: 'http' });
+  });
+
+  test('gives the API the time to drain and answer what is in flight before the kubelet kills it', () => {
+    const spec = find(objs(), 'Deployment', 'crondeck').spec.template.spec;
+    const env = readEnvironment(processEnv(spec.containers[0]));
+    expect(env.shutdownDrainSeconds).toBeGreaterThan(0);
+    expect(spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(
+      env.shutdownDrainSeconds + env.shutdownGraceSeconds + 10,
+    );
+    expect(env.keepAliveTimeoutSeconds).toBeGreaterThan(60);
   });
 
   test('runs job pods on its own image, which is also what the controller picks without CRONDECK_IMAGE', () => {
