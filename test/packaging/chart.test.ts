@@ -184,6 +184,9 @@ describe('the chart with the default values', () => {
       expect(e[name]).toBeDefined();
     }
     expect(e.SERVICE_SMTP_HOST).toBeUndefined();
+    // No webhook to the link-local ranges, where clouds serve instance metadata and its credentials.
+    const denied = readEnvironment({ SERVICE_WEBHOOK_DENY_CIDRS: e.SERVICE_WEBHOOK_DENY_CIDRS?.value });
+    expect(denied.webhookDenyCidrs).toEqual(['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128']);
     // Every variable the chart sets is one the program reads.
     const read = new Set([...SERVICE_VARIABLES, ...CONTROLLER_VARIABLES, 'NODE_OPTIONS', 'MALLOC_ARENA_MAX']);
     const all = objs();
