@@ -6,6 +6,9 @@ import { createServer, type Server, type Socket, connect } from 'node:net';
  * the connections open at that moment without closing them (a peer that no longer answers), and
  * `release()` passes them again.
  */
+/** Ports the proxy listens on: below Linux's ephemeral range, above the well-known ones. */
+const STABLE_PORTS = { from: 20_000, to: 32_000 };
+
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
@@ -31,9 +34,35 @@ export class TcpProxy {
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-    this.port = (this.server.address() as { port: number }).port;
+    this.port = port === 0 ? await this.listenOnSomeStablePort() : await this.listen(port);
     return this.port;
+  }
+
+  /**
+   * A port below the kernel's ephemeral range (32768 and up), so that `restore()` can listen on it
+   * again: a port the kernel handed out for listening could meanwhile be the local port of any
+   * connection another process opens, and the restore would fail with EADDRINUSE.
+   */
+  private async listenOnSomeStablePort(): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      const port = STABLE_PORTS.from + Math.floor(Math.random() * (STABLE_PORTS.to - STABLE_PORTS.from));
+      try {
+        return await this.listen(port);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 50) throw error;
+      }
+    }
+  }
+
+  private listen(port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const server = this.server!;
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve((server.address() as { port: number }).port);
+      });
+    });
   }
 
   async cut(): Promise<void> {
