@@ -1,6 +1,12 @@
 import type { V1CronJob, V1Job } from '@kubernetes/client-node';
 import type { FailureReason } from '../../domain/execution';
-import { type FinishedJob, finishedJob, SCHEDULED_TIMESTAMP_ANNOTATION } from './jobOutcome';
+import {
+  type FinishedJob,
+  finishedJob,
+  runWaitingSince,
+  SCHEDULED_TIMESTAMP_ANNOTATION,
+  toDate,
+} from './jobOutcome';
 
 /** A run whose Job the CronJob controller deleted to start the next fire time's (Replace). */
 export const REPLACED: FailureReason = {
@@ -26,7 +32,7 @@ export const JOB_DELETED: FailureReason = {
 export function deletedJobOutcome(job: V1Job, deletedAt: Date, cronJob: V1CronJob | undefined): FinishedJob {
   const finished = finishedJob(job);
   if (finished) return finished;
-  const startedAt = toDate(job.status?.startTime ?? job.metadata?.creationTimestamp) ?? deletedAt;
+  const startedAt = runWaitingSince(job) ?? deletedAt;
   return {
     status: 'failed',
     startedAt: startedAt.getTime() > deletedAt.getTime() ? deletedAt : startedAt,
@@ -46,10 +52,4 @@ export function replacedByNewerRun(cronJob: V1CronJob | undefined, job: V1Job): 
   const scheduledFor = toDate(job.metadata?.annotations?.[SCHEDULED_TIMESTAMP_ANNOTATION]);
   const lastScheduled = toDate(cronJob.status?.lastScheduleTime);
   return scheduledFor !== null && lastScheduled !== null && lastScheduled.getTime() > scheduledFor.getTime();
-}
-
-function toDate(value: Date | string | undefined): Date | null {
-  if (value === undefined) return null;
-  const date = value instanceof Date ? value : new Date(value);
-  return Number.isNaN(date.getTime()) ? null : date;
 }

@@ -100,7 +100,8 @@ export function jobNameForFireTime(cronJobName: string, fireTime: Date): string 
   return `${cronJobName}-${Math.floor(fireTime.getTime() / 60_000)}`;
 }
 
-function toDate(value: Date | string | undefined): Date | null {
+/** A time of a Kubernetes object (a Date from client-node, or the string of an annotation), or null. */
+export function toDate(value: Date | string | undefined): Date | null {
   if (value === undefined) return null;
   const date = value instanceof Date ? value : new Date(value);
   return Number.isNaN(date.getTime()) ? null : date;

@@ -3,7 +3,7 @@ import { RUN_TRIGGERS } from '../../domain/attemptReport';
 import { checkCron } from '../../domain/cron';
 import { effectiveTimeZone, type Job } from '../../domain/job';
 import { type RunSlot, slotOfFireTime } from '../../domain/slots';
-import { SCHEDULED_TIMESTAMP_ANNOTATION } from './jobOutcome';
+import { SCHEDULED_TIMESTAMP_ANNOTATION, toDate } from './jobOutcome';
 
 /** On the Jobs the controller creates for a catch-up or a backfill: the slot they run, and why. */
 export const SCHEDULED_TIME_ANNOTATION = 'crondeck.dev/scheduled-time';
@@ -33,10 +33,4 @@ export function slotOfKubeJob(
     ? slotOfFireTime(check.fields, effectiveTimeZone(job, defaultTimeZone), fired)
     : fired;
   return { scheduledAt, trigger: 'schedule' };
-}
-
-function toDate(value: string | undefined): Date | null {
-  if (value === undefined) return null;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? null : date;
 }

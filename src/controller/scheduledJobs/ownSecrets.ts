@@ -20,12 +20,9 @@ export interface OwnSecrets {
  */
 export function ownSecretReference(resource: ScheduledJob, own: OwnSecrets): string | null {
   if ((resource.metadata.namespace ?? '') !== own.namespace) return null;
-  const env = (resource.spec as { env?: unknown } | undefined)?.env;
-  if (!Array.isArray(env)) return null;
-  for (const [index, variable] of env.entries()) {
-    const name = (variable as { valueFrom?: { secretKeyRef?: { name?: unknown } } })?.valueFrom?.secretKeyRef
-      ?.name;
-    if (typeof name === 'string' && own.names.has(name)) {
+  for (const [index, variable] of (resource.spec?.env ?? []).entries()) {
+    const name = variable.valueFrom?.secretKeyRef?.name;
+    if (name !== undefined && own.names.has(name)) {
       return (
         `spec.env[${index}].valueFrom.secretKeyRef: the Secret "${name}" holds Crondeck's own ` +
         'credentials; a job may not read it'
