@@ -136,7 +136,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const runtime = options.wrapRuntime ? options.wrapRuntime(created.runtime) : created.runtime;
   // On a server, kept answers are proven current by its notifications (store/listChangeFeed.ts);
   // the embedded database serves this process alone, on one session.
-  const listChanges = db.openSession ? new ListChangeFeed({ openSession: db.openSession, logger }) : null;
+  const listChanges = db.openSession
+    ? new ListChangeFeed({ openSession: db.openSession, logger, staleMs: env.readStalenessMs })
+    : null;
+  if (listChanges) {
+    // Each statement of this process gives its connection back as it ends: from then on a read
+    // waits for a catch-up sent after it, so that whoever wrote through this replica reads it.
+    for (const pool of [db.pool, db.genericPlanPool]) pool.on('release', () => listChanges.noteOwnWrite());
+  }
   const jobs = new JobService(pool, runtime, clock, env.defaultTimeZone, listChanges);
   alerting.onJobsSuspended((jobIds) => {
     logger.warn('jobs suspended by their alert policy', { jobIds });

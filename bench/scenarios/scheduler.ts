@@ -37,7 +37,6 @@ const STARTUP_LIMIT_MS = 2_000;
 /** Jobs the recording measure cycles through: more than runs in flight, so one run per job. */
 const RECORDING_JOBS = 64;
 const RECORDING_BAR_PER_SECOND = 3_000;
-const ONE_JOB_BAR_VS_EXPRESS = 1.5;
 const ONE_JOB_BAR_VS_HTTP = 0.7;
 
 export async function run(ctx: BenchContext): Promise<void> {
@@ -78,20 +77,20 @@ export async function run(ctx: BenchContext): Promise<void> {
     },
   );
   lists.push(oneJob);
-  // Issue 12: 1.5 × cronbase's rate, which is above the Express route's here.
-  ctx.bar({
-    measure: 'GET /api/jobs/:id, × the Express route',
-    target: `≥ ${ONE_JOB_BAR_VS_EXPRESS}, p99 < ${BAR.maxP99Ms} ms`,
-    measured: `${oneJob.vsExpress.toFixed(2)}, p99 ${oneJob.service.p99Ms.toFixed(2)} ms`,
-    met: oneJob.vsExpress >= ONE_JOB_BAR_VS_EXPRESS && oneJob.service.p99Ms < BAR.maxP99Ms,
-  });
-  // Issue 22: 1.5 × cronbase's rate on the machine it was measured on, about 0.7 × the bare
-  // node:http ceiling there.
+  // Issues 12 and 22: 1.5 × cronbase's rate. Issue 22 measured cronbase at 0.47 × the bare
+  // node:http ceiling of its run, so the bar is 0.7 × that ceiling. Issue 12, with no measure of
+  // cronbase, had held it as 1.5 × the Express route, taking cronbase to be no faster than Express;
+  // it is slower (Express answers 0.6 to 0.7 × the bare server here), so that stand-in asked about
+  // 1.0 × the bare server: the ratio to Express is reported, the bar is the one translated from
+  // cronbase's measured rate.
   ctx.bar({
     measure: 'GET /api/jobs/:id, × the bare node:http ceiling',
-    target: `≥ ${ONE_JOB_BAR_VS_HTTP}`,
-    measured: `${oneJob.vsHttp.toFixed(2)} (${formatNumber(oneJob.service.requestsPerSec)} vs ${formatNumber(oneJob.http.requestsPerSec)} req/s)`,
-    met: oneJob.vsHttp >= ONE_JOB_BAR_VS_HTTP,
+    target: `≥ ${ONE_JOB_BAR_VS_HTTP}, p99 < ${BAR.maxP99Ms} ms`,
+    measured:
+      `${oneJob.vsHttp.toFixed(2)} (${formatNumber(oneJob.service.requestsPerSec)} vs ` +
+      `${formatNumber(oneJob.http.requestsPerSec)} req/s; ${oneJob.vsExpress.toFixed(2)} × the Express route), ` +
+      `p99 ${oneJob.service.p99Ms.toFixed(2)} ms`,
+    met: oneJob.vsHttp >= ONE_JOB_BAR_VS_HTTP && oneJob.service.p99Ms < BAR.maxP99Ms,
   });
   const byJobPath = `/api/executions?jobId=${someJob}&limit=50`;
   console.log(`  GET ${byJobPath}: service`);
@@ -114,7 +113,10 @@ export async function run(ctx: BenchContext): Promise<void> {
       "The bar against the `node:http` ceiling stands for issue 22's goal, 1.5 × cronbase 0.4.0's " +
         'rate for one job. cronbase (Bun and SQLite) is not installable here, so it was not measured: ' +
         "on the machine of that comparison it answered 28,714 req/s against that run's bare `node:http` " +
-        `61,427, 0.47 × the ceiling, and 1.5 × that is the ${ONE_JOB_BAR_VS_HTTP} × of the bar.`,
+        `61,427, 0.47 × the ceiling, and 1.5 × that is the ${ONE_JOB_BAR_VS_HTTP} × of the bar. ` +
+        'The reads are plain ones, as a polling dashboard sends: a read may then miss a write another ' +
+        'process committed in the last `SERVICE_READ_STALENESS_MS` (10 ms), never one of this service ' +
+        '([Kept answers](docs/api.md#kept-answers)).',
     ].join('\n'),
   );
   ctx.report(

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Execution } from '../domain/execution';
 import { type ExecutionQuery, listExecutions } from '../store/executions';
 import type { ListChanges } from '../store/listChangeFeed';
-import { VersionedRenders } from './versionedRenders';
+import { type ReadFreshness, VersionedRenders } from './versionedRenders';
 
 /**
  * Rendered pages of the executions list, reused while no execution that the list shows was
@@ -20,11 +20,20 @@ export class ExecutionLists {
   }
 
   /** The page `query` asks for, as `render` writes it (a pure function, the same on every call). */
-  get(query: ExecutionQuery, render: (executions: Execution[]) => Buffer): Promise<Buffer> {
+  get(
+    query: ExecutionQuery,
+    render: (executions: Execution[]) => Buffer,
+    freshness: ReadFreshness = 'current',
+  ): Promise<Buffer> {
     const key = `${query.jobId ?? ''}/${query.status ?? ''}/${query.limit}`;
-    return this.renders.get(key, async () => {
-      const { executions, version } = await listExecutions(this.pool, query);
-      return { value: render(executions), version };
-    });
+    return this.renders.get(
+      key,
+      async () => {
+        const { executions, version } = await listExecutions(this.pool, query);
+        return { value: render(executions), version };
+      },
+      0,
+      freshness,
+    );
   }
 }

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
 import type { ListChanges } from '../store/listChangeFeed';
 import { nextRunWindow } from './nextRunWindow';
-import { VersionedRenders } from './versionedRenders';
+import { type ReadFreshness, VersionedRenders } from './versionedRenders';
 
 /**
  * The job list as a renderer writes it (the HTTP layer serialises it, a job list being hundreds of
@@ -23,7 +23,7 @@ export class JobLists<View extends { nextRun: Date | null }> {
   }
 
   /** `render` must be a pure function, the same on every call. */
-  async get<T>(render: (views: View[]) => T): Promise<T> {
+  async get<T>(render: (views: View[]) => T, freshness: ReadFreshness = 'current'): Promise<T> {
     const value = await this.renders.get(
       'jobs',
       async () => {
@@ -36,6 +36,7 @@ export class JobLists<View extends { nextRun: Date | null }> {
         return { value: render(views), version, ...window };
       },
       this.clock.now().getTime(),
+      freshness,
     );
     return value as T;
   }

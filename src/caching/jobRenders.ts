@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Clock } from '../domain/clock';
 import type { ListChanges } from '../store/listChangeFeed';
 import { nextRunWindow } from './nextRunWindow';
-import { VersionedRenders } from './versionedRenders';
+import { type ReadFreshness, VersionedRenders } from './versionedRenders';
 
 /** Jobs whose rendering is kept; past this, the one rendered longest ago is dropped. */
 const MAX_JOBS_KEPT = 1_024;
@@ -33,8 +33,13 @@ export class JobRenders<View extends { nextRun: Date | null }> {
     this.renders = new VersionedRenders({ list: 'jobs', pool, changes, maxKeys: MAX_JOBS_KEPT });
   }
 
+  /** The kept rendering of job `id` when a `recent` read may answer it at once (VersionedRenders.recent). */
+  recent<T>(id: number): T | undefined {
+    return this.renders.recent(String(id), this.clock.now().getTime())?.value as T | undefined;
+  }
+
   /** `render` must be a pure function, the same on every call. */
-  async get<T>(id: number, render: (view: View) => T): Promise<T> {
+  async get<T>(id: number, render: (view: View) => T, freshness: ReadFreshness = 'current'): Promise<T> {
     const value = await this.renders.get(
       String(id),
       async () => {
@@ -43,6 +48,7 @@ export class JobRenders<View extends { nextRun: Date | null }> {
         return { value: render(view), version, ...nextRunWindow(readAt, [view.nextRun]) };
       },
       this.clock.now().getTime(),
+      freshness,
     );
     return value as T;
   }

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { ListChanges } from '../store/listChangeFeed';
 import { listSlotsJson } from '../store/slots';
-import { VersionedRenders } from './versionedRenders';
+import { type ReadFreshness, VersionedRenders } from './versionedRenders';
 
 /**
  * Pages kept; past this, the one rendered longest ago is dropped. A page is at most 1000 slots
@@ -35,11 +35,16 @@ export class SlotPages {
   }
 
   /** The page's JSON, or null when the job does not exist. */
-  get(jobId: number, range: SlotPageRange): Promise<Buffer | null> {
+  get(jobId: number, range: SlotPageRange, freshness: ReadFreshness = 'current'): Promise<Buffer | null> {
     const key = `${jobId}/${range.from?.getTime() ?? ''}/${range.to?.getTime() ?? ''}/${range.limit}`;
-    return this.renders.get(key, async () => {
-      const { body, version } = await listSlotsJson(this.pool, jobId, range);
-      return { value: body === null ? null : Buffer.from(body), version };
-    });
+    return this.renders.get(
+      key,
+      async () => {
+        const { body, version } = await listSlotsJson(this.pool, jobId, range);
+        return { value: body === null ? null : Buffer.from(body), version };
+      },
+      0,
+      freshness,
+    );
   }
 }

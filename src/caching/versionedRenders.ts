@@ -17,6 +17,15 @@ interface Kept<T> extends Rendered<T> {
   seen: number | null;
 }
 
+/**
+ * How current a read must be. `current`: it shows every write committed before the request came,
+ * whoever wrote it. `recent`: every write of this process too, but one that another process (a
+ * replica, the controller, a script) committed in the last few milliseconds may be missing
+ * (`ListChanges.caughtUpRecently`, `SERVICE_READ_STALENESS_MS`): what the API answers unless the
+ * request says `Cache-Control: no-cache` (http/readFreshness.ts).
+ */
+export type ReadFreshness = 'current' | 'recent';
+
 export interface VersionedRendersOptions {
   list: VersionedList;
   pool: Pool;
@@ -28,12 +37,14 @@ export interface VersionedRendersOptions {
 
 /**
  * Rendered answers of a versioned list, kept per key and reused while the list is unchanged: a
- * request then costs no query of the list and no serialisation. No answer is older than a read of
- * the caller's own would have been. Either the list's version is read after the request came
+ * request then costs no query of the list and no serialisation. No `current` answer is older than
+ * a read of the caller's own would have been. Either the list's version is read after the request came
  * (shared by the requests that arrive meanwhile: FreshReads), or, when the service listens for the
  * server's notifications, no change of the list has been seen since the kept rendering was read and
  * every change committed before the request is known to have been seen (`ListChanges`): a round
- * trip that the server does nothing for, instead of a read.
+ * trip that the server does nothing for, instead of a read. A `recent` read whose kept rendering
+ * is unchanged by every change seen, when the last such round trip is recent enough
+ * (`ListChanges.caughtUpRecently`), needs neither.
  */
 export class VersionedRenders<T> {
   private readonly versions = new FreshReads<{ value: string; seen: number | null }>();
@@ -46,10 +57,30 @@ export class VersionedRenders<T> {
     this.maxKeys = options.maxKeys ?? 64;
   }
 
-  /** `now` is the clock time, for answers that hold only for a while (`validFrom`, `validUntil`). */
-  async get(key: string, render: () => Promise<Rendered<T>>, now = 0): Promise<T> {
+  /**
+   * The kept rendering of `key` when a `recent` read may answer it at once, with no round trip;
+   * undefined when it must be proven or read (`get`). `now` as for `get`.
+   */
+  recent(key: string, now = 0): Rendered<T> | undefined {
     const kept = this.rendered.get(key);
-    if (kept && now >= (kept.validFrom ?? -Infinity) && now < (kept.validUntil ?? Infinity)) {
+    const { changes, list } = this.options;
+    if (!kept || !changes || kept.seen === null || !holdsAt(kept, now)) return undefined;
+    return changes.seen(list) === kept.seen && changes.caughtUpRecently() ? kept : undefined;
+  }
+
+  /** `now` is the clock time, for answers that hold only for a while (`validFrom`, `validUntil`). */
+  async get(
+    key: string,
+    render: () => Promise<Rendered<T>>,
+    now = 0,
+    freshness: ReadFreshness = 'current',
+  ): Promise<T> {
+    if (freshness === 'recent') {
+      const recent = this.recent(key, now);
+      if (recent) return recent.value;
+    }
+    const kept = this.rendered.get(key);
+    if (kept && holdsAt(kept, now)) {
       if (await this.unchangedSince(kept.seen)) return kept.value;
       const { value: version, seen } = await this.versions.read('version', () =>
         this.withSeen(() => this.readVersion()),
@@ -90,4 +121,9 @@ export class VersionedRenders<T> {
     if (!changes || seen === null) return false;
     return (await changes.caughtUp()) && changes.seen(list) === seen;
   }
+}
+
+/** Whether a rendering holds at clock time `now` (one that depends on the time holds for a while). */
+function holdsAt(rendered: Rendered<unknown>, now: number): boolean {
+  return now >= (rendered.validFrom ?? -Infinity) && now < (rendered.validUntil ?? Infinity);
 }

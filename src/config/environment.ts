@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isValidTimeZone } from '../domain/timezone';
 import type { LogLevel } from '../logging/logger';
 import type { RuntimeKind } from '../runtime/runtime';
+import { DEFAULT_READ_STALENESS_MS } from '../store/listChangeFeed';
 
 /** SMTP settings from `SERVICE_SMTP_*`; absent when `SERVICE_SMTP_HOST` is not set. */
 export interface SmtpSettings {
@@ -46,6 +47,11 @@ export interface Environment {
   shutdownDrainSeconds: number;
   /** After the listener closes: how long requests in flight get to finish before they are cut. */
   shutdownGraceSeconds: number;
+  /**
+   * On a database server: how far behind other processes' writes a read may be when it does not ask
+   * for `Cache-Control: no-cache` (store/listChangeFeed.ts); 0 makes every read current.
+   */
+  readStalenessMs: number;
 }
 
 const boolean = z
@@ -129,6 +135,12 @@ const environmentSchema = z.object({
   SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS: seconds(1, 3600).default(65),
   SERVICE_SHUTDOWN_DRAIN_SECONDS: seconds(0, 3600).optional(),
   SERVICE_SHUTDOWN_GRACE_SECONDS: seconds(0, 3600).default(10),
+  SERVICE_READ_STALENESS_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int({ error: 'must be a whole number of milliseconds' })
+    .min(0, { error: 'must be 0 or more milliseconds' })
+    .max(1000, { error: 'must be at most 1000 milliseconds' })
+    .default(DEFAULT_READ_STALENESS_MS),
   // Set by the kubelet in every pod: where no drain is configured, a pod drains and a laptop does not.
   KUBERNETES_SERVICE_HOST: z.string().optional(),
 });
@@ -187,6 +199,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv, options: ListenOptions =
     shutdownDrainSeconds:
       e.SERVICE_SHUTDOWN_DRAIN_SECONDS ?? (e.KUBERNETES_SERVICE_HOST ? POD_DRAIN_SECONDS : 0),
     shutdownGraceSeconds: e.SERVICE_SHUTDOWN_GRACE_SECONDS,
+    readStalenessMs: e.SERVICE_READ_STALENESS_MS,
   };
 }
 

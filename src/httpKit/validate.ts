@@ -9,12 +9,15 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, pre
   return result.data;
 }
 
+/** The largest id a path may name: Postgres `integer`, the ids' type. */
+export const MAX_PATH_ID = 2147483647;
+
 /** A path id: a positive integer that fits Postgres `integer`/`bigint` ids. */
 export const pathIdSchema = z
   .string()
   .regex(/^[0-9]+$/, { error: 'must be a positive integer' })
   .transform(Number)
-  .refine((n) => n >= 1 && n <= 2147483647, { error: 'must be a positive integer' });
+  .refine((n) => n >= 1 && n <= MAX_PATH_ID, { error: 'must be a positive integer' });
 
 /** Parses the path parameter `name` (e.g. `id`) as a positive integer id. */
 export function parsePathId(params: Record<string, string | string[] | undefined>, name = 'id'): number {

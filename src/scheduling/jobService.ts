@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { JobLists } from '../caching/jobLists';
 import { JobRenders } from '../caching/jobRenders';
+import type { ReadFreshness } from '../caching/versionedRenders';
 import type { Clock } from '../domain/clock';
 import type { RunningAttempt } from '../domain/execution';
 import { conflict, notFound } from '../domain/errors';
@@ -57,8 +58,8 @@ export class JobService {
   }
 
   /** The job list rendered by `render`, reused while it is what a fresh read would render (caching/jobLists.ts). */
-  listRendered<T>(render: (jobs: JobView[]) => T): Promise<T> {
-    return this.lists.get(render);
+  listRendered<T>(render: (jobs: JobView[]) => T, freshness: ReadFreshness = 'current'): Promise<T> {
+    return this.lists.get(render, freshness);
   }
 
   async get(id: number): Promise<JobView> {
@@ -66,8 +67,16 @@ export class JobService {
   }
 
   /** One job rendered by `render`, reused while it is what a fresh read would render (caching/jobRenders.ts). */
-  getRendered<T>(id: number, render: (job: JobView) => T): Promise<T> {
-    return this.renders.get(id, render);
+  getRendered<T>(id: number, render: (job: JobView) => T, freshness: ReadFreshness = 'current'): Promise<T> {
+    return this.renders.get(id, render, freshness);
+  }
+
+  /**
+   * Job `id` as `getRendered` last rendered it, when a `recent` read may answer that at once, with
+   * no database round trip; undefined otherwise (then ask `getRendered`).
+   */
+  recentRendering<T>(id: number): T | undefined {
+    return this.renders.recent<T>(id);
   }
 
   async create(input: JobInput): Promise<JobView> {

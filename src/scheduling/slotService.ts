@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { SlotPages, type SlotPageRange } from '../caching/slotPages';
+import type { ReadFreshness } from '../caching/versionedRenders';
 import type { Clock } from '../domain/clock';
 import { checkCron } from '../domain/cron';
 import { conflict, invalid, notFound } from '../domain/errors';
@@ -35,8 +36,8 @@ export class SlotService {
    * A job's judged slots in [from, to], newest first, as the JSON the API answers (`listSlotsJson`),
    * reused while no slot and no job was written since it was rendered (caching/slotPages.ts).
    */
-  async listJson(jobId: number, range: SlotPageRange): Promise<Buffer> {
-    const body = await this.pages.get(jobId, range);
+  async listJson(jobId: number, range: SlotPageRange, freshness: ReadFreshness = 'current'): Promise<Buffer> {
+    const body = await this.pages.get(jobId, range, freshness);
     if (body === null) throw notFound(`job ${jobId} not found`);
     return body;
   }

@@ -17,6 +17,11 @@ const LIST_CHANGES_CHANNEL = 'crondeck_list_versions';
 export interface ListChanges {
   seen(list: VersionedList): number;
   caughtUp(): Promise<boolean>;
+  /**
+   * Whether every change committed before `staleMs` ago, and every write of this process, is known
+   * to have been seen: a recent read may then answer from what it kept without a round trip.
+   */
+  caughtUpRecently(): boolean;
 }
 
 export interface ListChangeFeedOptions {
@@ -32,7 +37,15 @@ export interface ListChangeFeedOptions {
   catchUpTimeoutMs?: number;
   /** The first wait before trying to connect again; doubled each failure up to 30 s (default 500 ms). */
   retryDelayMs?: number;
+  /**
+   * How old a catch-up may be for `caughtUpRecently()` (`SERVICE_READ_STALENESS_MS`, default 10 ms).
+   * 0: never, every read waits for a catch-up of its own.
+   */
+  staleMs?: number;
 }
+
+/** How far behind the other processes' writes a recent read may be, by default. */
+export const DEFAULT_READ_STALENESS_MS = 10;
 
 const MAX_RETRY_DELAY_MS = 30_000;
 /** How long closing waits for the server to see the connection out (one that hangs is left behind). */
@@ -59,6 +72,12 @@ const CLOSE_WAIT_MS = 1_000;
  * service nobody reads from costs no writer anything. While it is not listening (opening, failed,
  * idle), `caughtUp()` answers false at once and readers read versions as they would without it.
  * Each opening moves every `seen` number, since notifications sent while closed were lost.
+ *
+ * A read that may be a little behind (`caughtUpRecently()`, what the API answers unless a request
+ * asks for `Cache-Control: no-cache`) needs no round trip of its own while the last catch-up
+ * answered was sent at most `staleMs` ago and after the last write of this process
+ * (`noteOwnWrite()`): it has seen every change committed before then. Readers that find it older
+ * than half that send the next one in the background, so that under a steady load none waits.
  */
 export class ListChangeFeed implements ListChanges {
   private client: Client | null = null;
@@ -74,6 +93,15 @@ export class ListChangeFeed implements ListChanges {
   private waiting: ((caughtUp: boolean) => void)[] = [];
   private catchingUp = false;
   private flushScheduled = false;
+  /** When the last answered catch-up was sent (performance.now()); -Infinity while not listening. */
+  private caughtUpAt = -Infinity;
+  /** When the catch-up under way, if any, was sent. */
+  private catchUpSentAt = -Infinity;
+  /** When this process last finished a statement that may have written (`noteOwnWrite()`). */
+  private ownWriteAt = -Infinity;
+  /** A reader found the last catch-up old: the next is sent even with nobody waiting for it. */
+  private backgroundWanted = false;
+  private readonly staleMs: number;
   private readonly idleMs: number;
   private readonly catchUpTimeoutMs: number;
   private readonly retryDelayMs: number;
@@ -82,6 +110,7 @@ export class ListChangeFeed implements ListChanges {
     this.idleMs = options.idleMs ?? 30_000;
     this.catchUpTimeoutMs = options.catchUpTimeoutMs ?? 2_000;
     this.retryDelayMs = options.retryDelayMs ?? 500;
+    this.staleMs = options.staleMs ?? DEFAULT_READ_STALENESS_MS;
   }
 
   seen(list: VersionedList): number {
@@ -105,6 +134,33 @@ export class ListChangeFeed implements ListChanges {
     });
   }
 
+  caughtUpRecently(): boolean {
+    if (this.staleMs === 0 || !this.client || this.stopped) return false;
+    const now = performance.now();
+    this.lastAskedAt = now;
+    const age = now - this.caughtUpAt;
+    const coversOwnWrites = this.caughtUpAt > this.ownWriteAt;
+    // One under way and sent after this process's last write renews it soon enough.
+    const renewing = this.catchingUp && this.catchUpSentAt > this.ownWriteAt;
+    if ((age > this.staleMs / 2 || !coversOwnWrites) && !renewing) {
+      this.backgroundWanted = true;
+      if (!this.catchingUp && !this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.sendCatchUp());
+      }
+    }
+    return coversOwnWrites && age <= this.staleMs;
+  }
+
+  /**
+   * Called when a statement of this process that may have written has finished (the service calls
+   * it as each pool connection is given back): reads answered from then on wait for a catch-up sent
+   * after it, so that a client that wrote through this process reads its write at once.
+   */
+  noteOwnWrite(): void {
+    this.ownWriteAt = performance.now();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.settleWaiting(false);
@@ -118,12 +174,17 @@ export class ListChangeFeed implements ListChanges {
       this.settleWaiting(false);
       return;
     }
-    if (this.waiting.length === 0) return;
+    // One that `caughtUpRecently()` wants has nobody waiting, and is sent all the same.
+    if (this.waiting.length === 0 && !this.backgroundWanted) return;
+    this.backgroundWanted = false;
     const waiting = this.waiting;
     this.waiting = [];
     this.catchingUp = true;
+    const sentAt = performance.now();
+    this.catchUpSentAt = sentAt;
     const settle = (caughtUp: boolean) => {
       this.catchingUp = false;
+      if (caughtUp && this.client === client && sentAt > this.caughtUpAt) this.caughtUpAt = sentAt;
       for (const resolve of waiting) resolve(caughtUp);
       // The callers that came while it was under way: their catch-up is sent now, after them.
       this.sendCatchUp();
@@ -187,6 +248,7 @@ export class ListChangeFeed implements ListChanges {
   private async close(): Promise<void> {
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.idleTimer = null;
+    this.caughtUpAt = -Infinity;
     const client = this.client;
     this.client = null;
     if (!client) return;

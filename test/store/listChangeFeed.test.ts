@@ -156,6 +156,60 @@ describeOnServer('ListChangeFeed', () => {
     expect(feed.seen('jobs')).toBeGreaterThan(opened);
   });
 
+  describe('caughtUpRecently', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    test('is false until the feed listens, true after a catch-up, false after a write of this process', async () => {
+      const feed = newFeed({ staleMs: 60_000 });
+      expect(feed.caughtUpRecently()).toBe(false);
+      await listening(feed);
+      expect(feed.caughtUpRecently()).toBe(true);
+      feed.noteOwnWrite();
+      expect(feed.caughtUpRecently()).toBe(false);
+      // The one it asked for in the background, sent after the write, makes it recent again.
+      await eventually(async () => feed.caughtUpRecently());
+    });
+
+    test('is false once the last catch-up is older than staleMs, and asks for the next itself', async () => {
+      const feed = newFeed({ staleMs: 40 });
+      await listening(feed);
+      await sleep(80);
+      const catchUps = jest.spyOn(feed, 'caughtUp');
+      expect(feed.caughtUpRecently()).toBe(false);
+      await eventually(async () => feed.caughtUpRecently());
+      expect(catchUps).not.toHaveBeenCalled();
+    });
+
+    test('sees every change committed before the catch-up it trusts was sent', async () => {
+      const feed = newFeed({ staleMs: 60_000 });
+      await listening(feed);
+      for (let write = 0; write < 50; write++) {
+        const before = feed.seen('jobs');
+        await bump('jobs');
+        // A write of this process, as the service notes each statement's end.
+        feed.noteOwnWrite();
+        await eventually(async () => feed.caughtUpRecently());
+        expect(feed.seen('jobs')).toBeGreaterThan(before);
+      }
+    });
+
+    test('is never true with staleMs 0, nor once the connection is lost', async () => {
+      const still = newFeed({ staleMs: 0 });
+      await listening(still);
+      expect(still.caughtUpRecently()).toBe(false);
+      const feed = newFeed({ staleMs: 60_000 });
+      await listening(feed);
+      expect(feed.caughtUpRecently()).toBe(true);
+      await db.pool.query('SELECT pg_terminate_backend($1)', [
+        (sessions.at(-1) as Client & { processID: number }).processID,
+      ]);
+      await eventually(async () => !feed.caughtUpRecently());
+      // Opened again, a catch-up on the new connection makes it recent.
+      await listening(feed);
+      expect(feed.caughtUpRecently()).toBe(true);
+    });
+  });
+
   test('stop answers false and closes the connection', async () => {
     const feed = newFeed();
     await listening(feed);

@@ -4,7 +4,8 @@ import { createServer, type Server, type Socket, connect } from 'node:net';
  * A loopback TCP proxy that a test can cut and restore, to play a database restart: `cut()` drops
  * every connection and refuses new ones, `restore()` accepts again. `hold()` stops passing bytes on
  * the connections open at that moment without closing them (a peer that no longer answers), and
- * `release()` passes them again.
+ * `release()` passes them again. `delayToClientMs` holds every byte from the target that long
+ * before passing it on, in order (a database whose answers and notifications come late).
  */
 /** Ports the proxy listens on: below Linux's ephemeral range, above the well-known ones. */
 const STABLE_PORTS = { from: 20_000, to: 32_000 };
@@ -17,6 +18,7 @@ export class TcpProxy {
   constructor(
     private readonly targetHost: string,
     private readonly targetPort: number,
+    private readonly options: { delayToClientMs?: number } = {},
   ) {}
 
   async start(port = 0): Promise<number> {
@@ -30,7 +32,11 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      client.pipe(upstream);
+      const delay = this.options.delayToClientMs ?? 0;
+      if (delay === 0) upstream.pipe(client);
+      // Timers of one duration fire in the order they were set: the bytes stay in order.
+      else upstream.on('data', (chunk) => setTimeout(() => client.writable && client.write(chunk), delay));
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });

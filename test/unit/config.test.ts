@@ -13,7 +13,21 @@ describe('environment', () => {
       defaultTimeZone: 'UTC',
       retentionDays: 90,
       smtp: null,
+      readStalenessMs: 10,
     });
+  });
+
+  it('reads SERVICE_READ_STALENESS_MS as whole milliseconds from 0 to 1000', () => {
+    expect(readEnvironment({ SERVICE_READ_STALENESS_MS: '0' }).readStalenessMs).toBe(0);
+    expect(readEnvironment({ SERVICE_READ_STALENESS_MS: '250' }).readStalenessMs).toBe(250);
+    expect(() => readEnvironment({ SERVICE_READ_STALENESS_MS: 'soon' })).toThrow(
+      'invalid environment: SERVICE_READ_STALENESS_MS: must be a number of milliseconds',
+    );
+    expect(() => readEnvironment({ SERVICE_READ_STALENESS_MS: '1.5' })).toThrow(
+      /whole number of milliseconds/,
+    );
+    expect(() => readEnvironment({ SERVICE_READ_STALENESS_MS: '-1' })).toThrow(/must be 0 or more/);
+    expect(() => readEnvironment({ SERVICE_READ_STALENESS_MS: '5000' })).toThrow(/at most 1000 milliseconds/);
   });
 
   it('reads SMTP settings only with a host, with the spec defaults', () => {

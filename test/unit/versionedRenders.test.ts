@@ -30,6 +30,13 @@ class FakeChanges implements ListChanges {
     this.catchUps += 1;
     return this.caughtUpAnswer;
   }
+  /** What `caughtUpRecently()` answers: by default never, so that every read proves itself. */
+  recently = false;
+  recentAsks = 0;
+  caughtUpRecently(): boolean {
+    this.recentAsks += 1;
+    return this.recently;
+  }
 }
 
 describe('VersionedRenders', () => {
@@ -113,5 +120,54 @@ describe('VersionedRenders', () => {
     expect(renders).toBe(1);
     await cache.get('k', timed, 1_000);
     expect(renders).toBe(2);
+  });
+
+  describe('a recent read', () => {
+    test('answers what it kept with no catch-up and no version read while the feed was caught up recently', async () => {
+      const cache = kept();
+      await cache.get('k', render);
+      changes.recently = true;
+      const catchUps = changes.catchUps;
+      expect(await cache.get('k', render, 0, 'recent')).toBe('rendered at 1');
+      expect(cache.recent('k')?.value).toBe('rendered at 1');
+      expect(changes.catchUps).toBe(catchUps);
+      expect(versions.reads).toBe(0);
+      // A current read of the same rendering still proves it.
+      await cache.get('k', render, 0, 'current');
+      expect(changes.catchUps).toBe(catchUps + 1);
+    });
+
+    test('proves it as a current read does when the feed was not caught up recently', async () => {
+      const cache = kept();
+      await cache.get('k', render);
+      const catchUps = changes.catchUps;
+      expect(cache.recent('k')).toBeUndefined();
+      expect(await cache.get('k', render, 0, 'recent')).toBe('rendered at 1');
+      expect(changes.catchUps).toBe(catchUps + 1);
+    });
+
+    test('renders again once a change is seen, without asking the feed', async () => {
+      const cache = kept();
+      await cache.get('k', render);
+      changes.recently = true;
+      changes.change();
+      versions.version = 2;
+      const asks = changes.recentAsks;
+      expect(cache.recent('k')).toBeUndefined();
+      expect(changes.recentAsks).toBe(asks);
+      expect(await cache.get('k', render, 0, 'recent')).toBe('rendered at 2');
+    });
+
+    test('is never answered from what was kept outside the time it holds, or without a feed', async () => {
+      const timed = async (): Promise<Rendered<string>> => ({ ...(await render()), validUntil: 1_000 });
+      const cache = kept();
+      await cache.get('k', timed, 0);
+      changes.recently = true;
+      expect(cache.recent('k', 999)?.value).toBe('rendered at 1');
+      expect(cache.recent('k', 1_000)).toBeUndefined();
+      const unfed = kept(null);
+      await unfed.get('k', render);
+      expect(unfed.recent('k')).toBeUndefined();
+    });
   });
 });

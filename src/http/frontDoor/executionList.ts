@@ -5,6 +5,7 @@ import { executionListQuerySchema, renderExecutionList } from '../routes/executi
 import type { FrontHandler } from '../server';
 import { answerJson } from './answerJson';
 import { isPlainRead } from './plainRead';
+import { freshnessAsked } from '../readFreshness';
 
 /** The only requests answered here: `GET /api/executions`, with or without a query string. */
 const EXECUTION_LIST = /^\/api\/executions(?:\?(.*))?$/s;
@@ -38,7 +39,7 @@ export function executionList(
       toApp();
       return;
     }
-    lists.get(query, renderExecutionList).then(
+    lists.get(query, renderExecutionList, freshnessAsked(req)).then(
       (body) => answerJson(res, 200, body),
       // The app reads again and answers the failure (503, 500) as it answers any other.
       toApp,

@@ -1,7 +1,8 @@
-import { pathIdSchema } from '../../httpKit/validate';
+import { MAX_PATH_ID } from '../../httpKit/validate';
 import type { JobService } from '../../scheduling/jobService';
 import { renderJob } from '../routes/jobs';
 import type { FrontHandler } from '../server';
+import { freshnessAsked } from '../readFreshness';
 import { answerJson } from './answerJson';
 import { isPlainRead } from './plainRead';
 
@@ -16,7 +17,9 @@ const JOB_READ = /^\/api\/jobs\/([0-9]+)(?:\?|$)/;
  * CORS and body-parser middleware, routing, `res.send`), not the job: the rendering it answers is
  * kept by JobService and checked against the job list's version, one shared database read for the
  * requests that arrive together (caching/jobRenders.ts). Here the same rendering leaves with the
- * same status and headers as through the app, in the order the app sets them.
+ * same status and headers as through the app, in the order the app sets them. A `recent` read
+ * (http/readFreshness.ts) whose rendering needs no round trip to prove it is answered in the same
+ * turn, without a promise.
  *
  * Only the plainest form is taken: an unconditional GET without a body, the path exactly as the
  * route spells it (Express also matches other cases, a trailing slash, percent-encoded digits), a
@@ -30,12 +33,19 @@ export function jobRead(
 ): FrontHandler {
   return (req, res, toApp) => {
     const match = isPlainRead(req) ? JOB_READ.exec(req.url ?? '') : null;
-    const id = match ? pathIdSchema.safeParse(match[1]) : undefined;
-    if (!id?.success || !authorized(req.headers.authorization)) {
+    // The route's pathIdSchema, for digits: 1 to MAX_PATH_ID (the app answers the rest).
+    const id = match ? Number(match[1]) : 0;
+    if (id < 1 || id > MAX_PATH_ID || !authorized(req.headers.authorization)) {
       toApp();
       return;
     }
-    jobs.getRendered(id.data, renderJob).then(
+    const freshness = freshnessAsked(req);
+    const recent = freshness === 'recent' ? jobs.recentRendering<Buffer>(id) : undefined;
+    if (recent) {
+      answerJson(res, 200, recent);
+      return;
+    }
+    jobs.getRendered(id, renderJob, freshness).then(
       (body) => answerJson(res, 200, body),
       // The app reads again and answers the failure (404, 503, 500) as it answers any other.
       toApp,

@@ -7,6 +7,7 @@ import type { ExecutionLists } from '../../caching/executionLists';
 import { findExecution } from '../../store/executions';
 import { singleQueryValue } from '../../httpKit/queryParams';
 import { parseOrThrow, parsePathId, pathIdSchema } from '../../httpKit/validate';
+import { freshnessAsked } from '../readFreshness';
 
 const MAX_EXECUTIONS_LIMIT = 1000;
 
@@ -78,7 +79,7 @@ export function executionsRouter(pool: Pool, lists: ExecutionLists): Router {
 
   router.get('/', async (req, res) => {
     const query = parseOrThrow(executionListQuerySchema, req.query);
-    const body = await lists.get(query, renderExecutionList);
+    const body = await lists.get(query, renderExecutionList, freshnessAsked(req));
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(body);
   });

@@ -5,6 +5,7 @@ import { NO_CATCH_UP } from '../../domain/slots';
 import type { JobService, JobView } from '../../scheduling/jobService';
 import { strictObjectError } from '../../domain/zodErrors';
 import { parseOrThrow, parsePathId } from '../../httpKit/validate';
+import { freshnessAsked } from '../readFreshness';
 
 const toggleSchema = z.strictObject(
   { enabled: z.boolean({ error: 'is required and must be true or false' }) },
@@ -49,9 +50,9 @@ export const renderJob = (view: JobView): Buffer => Buffer.from(JSON.stringify(j
 export function jobsRouter(jobs: JobService): Router {
   const router = Router();
 
-  router.get('/', async (_req, res) => {
+  router.get('/', async (req, res) => {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.send(await jobs.listRendered(renderJobList));
+    res.send(await jobs.listRendered(renderJobList, freshnessAsked(req)));
   });
 
   router.post('/', async (req, res) => {
@@ -60,7 +61,7 @@ export function jobsRouter(jobs: JobService): Router {
   });
 
   router.get('/:id', async (req, res) => {
-    const body = await jobs.getRendered(parsePathId(req.params), renderJob);
+    const body = await jobs.getRendered(parsePathId(req.params), renderJob, freshnessAsked(req));
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(body);
   });

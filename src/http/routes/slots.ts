@@ -6,6 +6,7 @@ import type { SlotService } from '../../scheduling/slotService';
 import { singleQueryValue } from '../../httpKit/queryParams';
 import { parseOrThrow, parsePathId } from '../../httpKit/validate';
 import { requireJobToken } from '../jobTokenAuth';
+import { freshnessAsked } from '../readFreshness';
 
 const MAX_SLOTS_LIMIT = 1000;
 const DEFAULT_SLOTS_LIMIT = 100;
@@ -44,7 +45,8 @@ export function slotsRouter(slots: SlotService): Router {
   router.get('/slots', async (req, res) => {
     const jobId = parsePathId(req.params);
     const { from, to, limit } = parseOrThrow(listQuerySchema, req.query);
-    const body = await slots.listJson(jobId, { from: from ?? null, to: to ?? null, limit });
+    const range = { from: from ?? null, to: to ?? null, limit };
+    const body = await slots.listJson(jobId, range, freshnessAsked(req));
     // The header res.json sets; a Buffer is sent as it is, without a conversion per request.
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(body);
