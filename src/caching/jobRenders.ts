@@ -14,8 +14,9 @@ const MAX_JOBS_KEPT = 1_024;
  * triggers in the writing transaction, whichever replica or process wrote) changes whenever the
  * answer could; its next run changes with the clock alone, so an answer is kept only until then.
  *
- * A request whose job is rendered costs one read of that version, shared with the requests that
- * arrive meanwhile (for any job), instead of the job's query and its serialisation.
+ * A request whose job is rendered costs, instead of the job's query and its serialisation, at most
+ * one round trip shared with the requests that arrive meanwhile (for any job), and none for a
+ * `recent` read while the change feed caught up a moment ago (VersionedRenders).
  */
 export class JobRenders<View extends { nextRun: Date | null }> {
   private readonly renders: VersionedRenders<unknown>;
