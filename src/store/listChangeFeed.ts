@@ -126,11 +126,7 @@ export class ListChangeFeed implements ListChanges {
     }
     return new Promise((resolve) => {
       this.waiting.push(resolve);
-      if (!this.flushScheduled && !this.catchingUp) {
-        this.flushScheduled = true;
-        // After the I/O callbacks of this turn: one catch-up for every request that came in it.
-        setImmediate(() => this.sendCatchUp());
-      }
+      this.scheduleCatchUp();
     });
   }
 
@@ -144,10 +140,7 @@ export class ListChangeFeed implements ListChanges {
     const renewing = this.catchingUp && this.catchUpSentAt > this.ownWriteAt;
     if ((age > this.staleMs / 2 || !coversOwnWrites) && !renewing) {
       this.backgroundWanted = true;
-      if (!this.catchingUp && !this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.sendCatchUp());
-      }
+      this.scheduleCatchUp();
     }
     return coversOwnWrites && age <= this.staleMs;
   }
@@ -165,6 +158,16 @@ export class ListChangeFeed implements ListChanges {
     this.stopped = true;
     this.settleWaiting(false);
     await this.close();
+  }
+
+  /**
+   * Sends a catch-up after the I/O callbacks of this turn (one for every request that came in it),
+   * unless one is already due; while one is under way, the next is sent when it ends.
+   */
+  private scheduleCatchUp(): void {
+    if (this.flushScheduled || this.catchingUp) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.sendCatchUp());
   }
 
   private sendCatchUp(): void {

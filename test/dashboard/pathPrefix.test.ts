@@ -36,35 +36,46 @@ function watchResponses(open: DashboardPage): { failed: string[]; seen: Map<stri
   return { failed, seen };
 }
 
-describeInBrowser('the dashboard at / and behind a path prefix', () => {
-  let service: TestService;
-  let proxy: PrefixProxy;
-  let browser: Browser;
-  let open: DashboardPage | undefined;
+/** A service behind the prefix proxy and a browser, for the tests of one describe block. */
+interface PrefixedDashboard {
+  service: TestService;
+  proxy: PrefixProxy;
+  browser: Browser;
+  /** The page a test opened: closed after it, which must have seen no problem and no stray request. */
+  open?: DashboardPage;
+}
 
+/** Starts the service (with `env`) behind the prefix proxy, and a browser, around a describe block. */
+function prefixedDashboard(env: Record<string, string> = {}): PrefixedDashboard {
+  const dashboard = {} as PrefixedDashboard;
   beforeAll(async () => {
-    [service, browser] = await Promise.all([startTestService(), launchBrowser()]);
-    proxy = await startPrefixProxy(service.url, PREFIX);
+    [dashboard.service, dashboard.browser] = await Promise.all([startTestService({ env }), launchBrowser()]);
+    dashboard.proxy = await startPrefixProxy(dashboard.service.url, PREFIX);
   });
   afterAll(async () => {
-    await browser?.close();
-    await proxy?.close();
-    await service?.stop();
+    await dashboard.browser?.close();
+    await dashboard.proxy?.close();
+    await dashboard.service?.stop();
   });
   beforeEach(() => {
-    proxy.strays.length = 0;
+    dashboard.proxy.strays.length = 0;
   });
   afterEach(async () => {
-    const problems = open?.problems ?? [];
-    await open?.context.close();
-    open = undefined;
+    const problems = dashboard.open?.problems ?? [];
+    await dashboard.open?.context.close();
+    dashboard.open = undefined;
     expect(problems).toEqual([]);
-    expect(proxy.strays).toEqual([]);
+    expect(dashboard.proxy.strays).toEqual([]);
   });
+  return dashboard;
+}
+
+describeInBrowser('the dashboard at / and behind a path prefix', () => {
+  const dashboard = prefixedDashboard();
 
   const bases: [string, () => { base: string; path: string }][] = [
-    [`behind ${PREFIX}/`, () => ({ base: `${proxy.url}${PREFIX}`, path: `${PREFIX}/` })],
-    ['at /', () => ({ base: service.url, path: '/' })],
+    [`behind ${PREFIX}/`, () => ({ base: `${dashboard.proxy.url}${PREFIX}`, path: `${PREFIX}/` })],
+    ['at /', () => ({ base: dashboard.service.url, path: '/' })],
   ];
 
   it.each(bases)(
@@ -72,17 +83,17 @@ describeInBrowser('the dashboard at / and behind a path prefix', () => {
     async (_where, at) => {
       const { base, path } = at();
       const name = `prefixed-${path.length}-${Date.now()}`;
-      const created = await service.request('POST', '/api/jobs', {
+      const created = await dashboard.service.request('POST', '/api/jobs', {
         name,
         schedule: '@daily',
         command: 'true',
       });
       expect(created.status).toBe(201);
 
-      open = await openDashboard(browser, base, { hash: '#/jobs' });
-      const { page, requests } = open;
+      dashboard.open = await openDashboard(dashboard.browser, base, { hash: '#/jobs' });
+      const { page, requests } = dashboard.open;
       // Watched from a reload: openDashboard has loaded the page once already.
-      const responses = watchResponses(open);
+      const responses = watchResponses(dashboard.open);
       await page.reload();
       const row = jobRow(page, name);
       await row.waitFor();
@@ -142,18 +153,10 @@ describeInBrowser('the dashboard at / and behind a path prefix', () => {
 });
 
 describeInBrowser('the dashboard with SERVICE_API_TOKEN behind a path prefix', () => {
-  let service: TestService;
-  let proxy: PrefixProxy;
-  let browser: Browser;
-  let open: DashboardPage | undefined;
+  const dashboard = prefixedDashboard({ SERVICE_API_TOKEN: TOKEN });
 
   beforeAll(async () => {
-    [service, browser] = await Promise.all([
-      startTestService({ env: { SERVICE_API_TOKEN: TOKEN } }),
-      launchBrowser(),
-    ]);
-    proxy = await startPrefixProxy(service.url, PREFIX);
-    const created = await service.request(
+    const created = await dashboard.service.request(
       'POST',
       '/api/jobs',
       { name: 'guarded-behind-prefix', schedule: '@daily', command: 'true' },
@@ -161,25 +164,10 @@ describeInBrowser('the dashboard with SERVICE_API_TOKEN behind a path prefix', (
     );
     expect(created.status).toBe(201);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await proxy?.close();
-    await service?.stop();
-  });
-  beforeEach(() => {
-    proxy.strays.length = 0;
-  });
-  afterEach(async () => {
-    const problems = open?.problems ?? [];
-    await open?.context.close();
-    open = undefined;
-    expect(problems).toEqual([]);
-    expect(proxy.strays).toEqual([]);
-  });
 
   it('checks the token and reads the jobs under the prefix', async () => {
-    open = await openDashboard(browser, `${proxy.url}${PREFIX}`);
-    const { page, requests } = open;
+    dashboard.open = await openDashboard(dashboard.browser, `${dashboard.proxy.url}${PREFIX}`);
+    const { page, requests } = dashboard.open;
     const dialog = page.getByRole('dialog', { name: 'Sign in to Crondeck' });
     await dialog.getByLabel('API token').fill(TOKEN);
     await dialog.getByRole('button', { name: 'Continue' }).click();

@@ -31,7 +31,10 @@ export interface RunReconcilerDeps {
   logger: Logger;
   /** The time zone of jobs without one (SERVICE_TIMEZONE): a Job's slot is read in its job's zone. */
   defaultTimeZone: string;
-  /** How long after a Job ends its pod's final report may still arrive (it retries with backoff). */
+  /**
+   * How long after a Job ends its pod's final report may still arrive (it retries with backoff);
+   * 30 s by default.
+   */
   reportGraceMs?: number;
   /** The alert policy's `overrun` (runs still going past the job's `maxDurationSeconds`). */
   overruns?: { raiseIfDue(run: RunInProgress): Promise<{ dueInMs: number | null }> };
@@ -45,6 +48,8 @@ export interface RunReconcilerDeps {
   /** How long a run may be stuck before it could start (startDeadline.ts); tests shorten it. */
   startDeadlineMs?: number;
 }
+
+const DEFAULT_REPORT_GRACE_MS = 30_000;
 
 /**
  * Makes sure that no run goes unrecorded. For each finished Kubernetes Job of a ScheduledJob:
@@ -78,7 +83,11 @@ export class RunReconciler {
   /** Jobs deleted before their runs were settled, as last seen: their runs are recorded from these. */
   private readonly deleted = new DeletedJobs();
 
-  constructor(private readonly deps: RunReconcilerDeps) {}
+  private readonly reportGraceMs: number;
+
+  constructor(private readonly deps: RunReconcilerDeps) {
+    this.reportGraceMs = deps.reportGraceMs ?? DEFAULT_REPORT_GRACE_MS;
+  }
 
   /** Forgets a deleted Job. */
   private forget(uid: string): void {
@@ -170,8 +179,7 @@ export class RunReconciler {
     jobId: number,
     seen: FailureReason | null | undefined,
   ): Promise<ReconcileResult> {
-    const grace = this.deps.reportGraceMs ?? 30_000;
-    const over = this.deps.clock.now().getTime() - gone.deletedAt.getTime() >= grace;
+    const over = this.deps.clock.now().getTime() - gone.deletedAt.getTime() >= this.reportGraceMs;
     await this.notePods(kubeJob, jobId, gone.uid, seen, over, null);
     return this.recordIfUnreported(
       kubeJob,
@@ -199,8 +207,7 @@ export class RunReconciler {
     // The grace also lets the CronJob controller start a fire time it missed late (see
     // skippedFireTimes): it does so as soon as it sees the Job end.
     const waited = now.getTime() - finished.finishedAt.getTime();
-    const grace = this.deps.reportGraceMs ?? 30_000;
-    if (waited < grace) return { requeueAfterMs: grace - waited };
+    if (waited < this.reportGraceMs) return { requeueAfterMs: this.reportGraceMs - waited };
 
     const cronJob = this.cronJobOf(kubeJob);
     if (cronJob?.metadata?.uid) {

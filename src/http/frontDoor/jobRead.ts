@@ -45,7 +45,8 @@ export function jobRead(
       answerJson(res, 200, recent);
       return;
     }
-    jobs.getRendered(id, renderJob, freshness).then(
+    // Not answerable at once: proven as a current read is (the recent check was just made).
+    jobs.getRendered(id, renderJob, 'current').then(
       (body) => answerJson(res, 200, body),
       // The app reads again and answers the failure (404, 503, 500) as it answers any other.
       toApp,
