@@ -3,14 +3,46 @@ import { readEnvironment } from '../../src/config/environment';
 import { crondeckCrds } from '../../src/controller/crds/definitions';
 import { type RunningController, startController } from '../../src/controller/startController';
 import type { Clock } from '../../src/domain/clock';
+import { reportTokenFor } from '../../src/domain/reportToken';
 import type { Database } from '../../src/store/database';
 import { startService } from '../../src/service';
 import { KubeEmulator } from '../support/kube/emulator';
 import { kubeConfigFor } from '../support/kube/kubeconfig';
 import { createMemoryLogger } from '../support/memoryLogger';
+import type { TestService } from '../support/service';
 
 export const NAMESPACE = 'crondeck';
 export const REPORT_SECRET = 'a-report-secret-of-at-least-32-characters';
+
+/** A Kubernetes object as the emulator answers it: only its UID is read. */
+type WithUid = { metadata?: { uid?: string } };
+
+/**
+ * A run's pod (`crondeck run`) reporting its final attempt over HTTP, as failed unless `fields`
+ * say otherwise, started and finished at `at`: the service's answer.
+ */
+export function reportFinalAttempt(
+  service: TestService,
+  run: { jobId: number; job: WithUid; pod: WithUid; at: Date },
+  fields: Record<string, unknown>,
+) {
+  const at = run.at.toISOString();
+  return service.request(
+    'POST',
+    `/api/jobs/${run.jobId}/reports`,
+    {
+      podUid: run.pod.metadata?.uid,
+      runUid: run.job.metadata?.uid,
+      attempt: 0,
+      final: true,
+      status: 'failed',
+      startedAt: at,
+      finishedAt: at,
+      ...fields,
+    },
+    { authorization: `Bearer ${reportTokenFor(REPORT_SECRET, run.jobId)}` },
+  );
+}
 
 /** The emulated cluster with Crondeck's CRDs installed (as `kubectl apply -f crds/` does). */
 export async function startCluster(

@@ -1,6 +1,5 @@
 import { BatchV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { RunningController } from '../../src/controller/startController';
-import { reportTokenFor } from '../../src/domain/reportToken';
 import type { Database } from '../../src/store/database';
 import { findJobForResource } from '../../src/store/resourceJobs';
 import { createTestDatabase } from '../support/database';
@@ -12,6 +11,7 @@ import {
   NAMESPACE,
   recentYearlyFire,
   REPORT_SECRET,
+  reportFinalAttempt,
   runController,
   startCluster,
   until,
@@ -94,24 +94,8 @@ describe('runs whose Kubernetes Job was deleted on the emulated cluster', () => 
     return { job, pod: podOf(job) };
   }
   /** The pod's `crondeck run` reporting its final attempt, as it does over HTTP. */
-  const reportFinal = (jobId: number, job: Obj, pod: Obj, fields: Obj) => {
-    const now = clock.now().toISOString();
-    return service.request(
-      'POST',
-      `/api/jobs/${jobId}/reports`,
-      {
-        podUid: pod.metadata.uid,
-        runUid: job.metadata.uid,
-        attempt: 0,
-        final: true,
-        status: 'failed',
-        startedAt: now,
-        finishedAt: now,
-        ...fields,
-      },
-      { authorization: `Bearer ${reportTokenFor(REPORT_SECRET, jobId)}` },
-    );
-  };
+  const reportFinal = (jobId: number, job: Obj, pod: Obj, fields: Obj) =>
+    reportFinalAttempt(service, { jobId, job, pod, at: clock.now() }, fields);
   /** The controller holds `job` as deleted, its run not settled yet (its reconciler's memo). */
   const untilKeptAsDeleted = (job: Obj) => {
     const reconciler = (controller.manager as unknown as { runReconciler?: Obj }).runReconciler;

@@ -1,4 +1,3 @@
-import { reportTokenFor } from '../../src/domain/reportToken';
 import type { Database } from '../../src/store/database';
 import { findJobForResource } from '../../src/store/resourceJobs';
 import { Receiver } from '../alerts/support/receiver';
@@ -11,6 +10,7 @@ import {
   NAMESPACE,
   recentYearlyFire,
   REPORT_SECRET,
+  reportFinalAttempt,
   runController,
   startCluster,
   until,
@@ -131,22 +131,7 @@ describe('failure reasons on the emulated cluster', () => {
 
   /** The pod's `crondeck run` reporting its final attempt, as it does over HTTP. */
   async function reportFinal(jobId: number, job: Obj, pod: Obj, fields: Obj) {
-    const now = new Date().toISOString();
-    const answer = await service.request(
-      'POST',
-      `/api/jobs/${jobId}/reports`,
-      {
-        podUid: pod.metadata.uid,
-        runUid: job.metadata.uid,
-        attempt: 0,
-        final: true,
-        status: 'failed',
-        startedAt: now,
-        finishedAt: now,
-        ...fields,
-      },
-      { authorization: `Bearer ${reportTokenFor(REPORT_SECRET, jobId)}` },
-    );
+    const answer = await reportFinalAttempt(service, { jobId, job, pod, at: new Date() }, fields);
     expect(answer.status).toBe(201);
   }
 
