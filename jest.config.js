@@ -1,5 +1,20 @@
 /** Jest runs TypeScript through swc; tsc type-checks separately (npm run typecheck). */
+const { spawnSync } = require('node:child_process');
 const { availableParallelism } = require('node:os');
+
+// PGlite (the embedded database) loads with a dynamic import, which Jest's VM sandbox serves only
+// when Node runs with --experimental-vm-modules. `npm test` sets it; a bare `npx jest <file>` (what
+// editors and contributors run) would fail every database test with
+// ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING_FLAG, so Jest started without it starts itself again with it.
+const nodeFlags = `${process.env.NODE_OPTIONS ?? ''} ${process.execArgv.join(' ')}`;
+const startedByJest = /jest(\.js)?$/.test(process.argv[1] ?? '');
+if (startedByJest && !nodeFlags.includes('--experimental-vm-modules')) {
+  const flags = ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning'];
+  const { status } = spawnSync(process.execPath, [...flags, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+  });
+  process.exit(status ?? 1);
+}
 
 module.exports = {
   testEnvironment: 'node',

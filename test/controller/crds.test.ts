@@ -1,13 +1,14 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { KUBE_API_TRANSCRIPTS_DIR } from '../support/kubeApiFixtures';
 import { parse, parseAllDocuments } from 'yaml';
 import { runManifestsCommand } from '../../src/controller/crds/manifestsCommand';
 import { alertConfigCrd, crondeckCrds, scheduledJobCrd } from '../../src/controller/crds/definitions';
 import { renderCrdFiles, renderManifestTree } from '../../src/controller/crds/render';
 import { writeCrds } from '../../src/controller/crds/writeCrds';
 import { crdProblems, undescribedFields } from '../support/openapi/crdRules';
-import { OPENAPI_DIR, validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
+import { validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
 import type { Loose } from '../support/openapi/loose';
 
 const REPO_ROOT = resolve(__dirname, '../..');
@@ -15,7 +16,7 @@ const REPO_ROOT = resolve(__dirname, '../..');
 const GENERATED_DIRS = ['crds', 'deploy/crds', 'charts/crondeck/templates/crds'];
 
 function transcriptBody(file: string, index: number, side: 'request' | 'response'): Loose {
-  const transcript = JSON.parse(readFileSync(resolve(OPENAPI_DIR, '../transcripts', file), 'utf8'));
+  const transcript = JSON.parse(readFileSync(resolve(KUBE_API_TRANSCRIPTS_DIR, file), 'utf8'));
   return transcript.exchanges[index][side].body;
 }
 

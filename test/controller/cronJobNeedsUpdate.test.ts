@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { KUBE_API_TRANSCRIPTS_DIR } from '../support/kubeApiFixtures';
 import type { V1CronJob } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { type CronJobContext, desiredCronJob } from '../../src/controller/desired/cronJob';
 import { cronJobDifferences, cronJobNeedsUpdate } from '../../src/controller/desired/cronJobNeedsUpdate';
 import { quantityValue, sameQuantity } from '../../src/controller/desired/quantity';
 import type { Loose } from '../support/openapi/loose';
-import { OPENAPI_DIR } from '../support/openapi/kubernetesSchemas';
 import { scheduledJob, scheduledJobArbitrary } from './support/arbitraries';
 import { asStoredByServer } from './support/serverDefaults';
 
@@ -29,9 +29,7 @@ const sidecar = scheduledJob('sidecar', { schedule: '@daily', command: 'run', im
 
 describe('cronJobNeedsUpdate', () => {
   it('is false for what the real server stored from the same request (08-cronjob, exchange 15)', () => {
-    const transcript = JSON.parse(
-      readFileSync(resolve(OPENAPI_DIR, '../transcripts/08-cronjob.json'), 'utf8'),
-    );
+    const transcript = JSON.parse(readFileSync(resolve(KUBE_API_TRANSCRIPTS_DIR, '08-cronjob.json'), 'utf8'));
     const [sent, stored] = [transcript.exchanges[14].request.body, transcript.exchanges[14].response.body];
     expect(cronJobDifferences(sent, stored)).toEqual([]);
     // ...and true once it was suspended by a patch (exchange 34 reads it back).

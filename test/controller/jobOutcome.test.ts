@@ -1,6 +1,7 @@
 import type { V1CronJob, V1Job } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { KUBE_API_TRANSCRIPTS_DIR } from '../support/kubeApiFixtures';
 import {
   ENDED_BEFORE_START_ANNOTATION,
   finishedJob,
@@ -11,7 +12,7 @@ import {
 /** The Job bodies the real API server answered in transcript 09-job-pod, times filled in. */
 function recordedJob(exchange: number): V1Job {
   const transcript = JSON.parse(
-    readFileSync(resolve(__dirname, '../../../shared/kube-api/transcripts/09-job-pod.json'), 'utf8'),
+    readFileSync(resolve(KUBE_API_TRANSCRIPTS_DIR, '09-job-pod.json'), 'utf8'),
   ) as { exchanges: { i: number; response: { body: unknown } }[] };
   const body = transcript.exchanges.find((e) => e.i === exchange)!.response.body;
   let minute = 0;

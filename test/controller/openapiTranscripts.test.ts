@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { KUBE_API_TRANSCRIPTS_DIR } from '../support/kubeApiFixtures';
 import { documentFileFor, OPENAPI_DIR, validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
 import type { Loose } from '../support/openapi/loose';
 
@@ -12,7 +13,7 @@ function withRealTimes(text: string): string {
 
 /** Every built-in object the real server answered with, in responses and watch events. */
 function answeredObjects(): { where: string; object: Loose }[] {
-  const dir = resolve(OPENAPI_DIR, '../transcripts');
+  const dir = KUBE_API_TRANSCRIPTS_DIR;
   const found: { where: string; object: Loose }[] = [];
   for (const file of readdirSync(dir).sort()) {
     const transcript = JSON.parse(withRealTimes(readFileSync(resolve(dir, file), 'utf8')));

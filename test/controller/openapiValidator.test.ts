@@ -1,16 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import {
-  OPENAPI_DIR,
-  validateAgainstCrd,
-  validateKubernetesObject,
-} from '../support/openapi/kubernetesSchemas';
+import { KUBE_API_TRANSCRIPTS_DIR } from '../support/kubeApiFixtures';
+import { validateAgainstCrd, validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
 import type { Loose } from '../support/openapi/loose';
 
 type Exchange = { request: { body?: unknown }; response: { status: number; body: unknown } };
 
 function exchanges(file: string): Exchange[] {
-  const path = resolve(OPENAPI_DIR, '../transcripts', file);
+  const path = resolve(KUBE_API_TRANSCRIPTS_DIR, file);
   return (JSON.parse(readFileSync(path, 'utf8')) as { exchanges: Exchange[] }).exchanges;
 }
 

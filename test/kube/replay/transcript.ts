@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { KUBE_API_TRANSCRIPTS_DIR } from '../../support/kubeApiFixtures';
 
 /** One recorded request/response (see kube-api README "Transcript format"). */
 export interface Exchange {
@@ -38,14 +39,12 @@ export interface Transcript {
   continueTokens?: Record<string, unknown>;
 }
 
-const KUBE_API_DIR = path.resolve(__dirname, '../../../../shared/kube-api');
-
 export function transcriptFiles(): string[] {
-  return readdirSync(path.join(KUBE_API_DIR, 'transcripts'))
+  return readdirSync(KUBE_API_TRANSCRIPTS_DIR)
     .filter((f) => f.endsWith('.json'))
     .sort();
 }
 
 export function loadTranscript(file: string): Transcript {
-  return JSON.parse(readFileSync(path.join(KUBE_API_DIR, 'transcripts', file), 'utf8')) as Transcript;
+  return JSON.parse(readFileSync(path.join(KUBE_API_TRANSCRIPTS_DIR, file), 'utf8')) as Transcript;
 }

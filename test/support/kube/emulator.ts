@@ -61,7 +61,7 @@ const ADMIN: User = { name: 'kubernetes-admin', groups: ['system:masters', 'syst
 
 /**
  * A kube-apiserver v1.32 stand-in on 127.0.0.1 for the requests an operator makes, proven by
- * replaying test/../shared/kube-api/transcripts. What it does not serve answers 501 "not emulated".
+ * replaying test/fixtures/kube-api/transcripts. What it does not serve answers 501 "not emulated".
  */
 export class KubeEmulator implements ServerServices {
   readonly store = new Store();

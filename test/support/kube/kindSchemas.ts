@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { modelKindsDocument } from '../openapi/modelKinds';
 import { OPENAPI_DIR, openApiSchemas } from './openapi';
 import type { Obj } from './types';
@@ -24,9 +24,7 @@ function load(): Index {
   if (index) return index;
   const byName = new Map<string, Obj>();
   const byKind = new Map<string, string>();
-  const files = (existsSync(OPENAPI_DIR) ? readdirSync(OPENAPI_DIR) : []).filter((f) =>
-    /^apis?__.*\.json$/.test(f),
-  );
+  const files = readdirSync(OPENAPI_DIR).filter((f) => /^apis?__.*\.json$/.test(f));
   for (const file of files) {
     for (const [name, schema] of Object.entries(openApiSchemas(file) ?? {})) {
       byName.set(name, schema);

@@ -1,24 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { KUBE_API_OPENAPI_DIR } from '../kubeApiFixtures';
 import type { Obj } from './types';
 
-/**
- * The real server's OpenAPI v3 documents (kube-api/openapi, beside the repository), used to find
- * unknown fields of built-ins. Found from the repository's root, so that a compiled copy of the
- * emulator (the bench's, under .bench/build) reads the same documents.
- */
-export const OPENAPI_DIR = path.resolve(repositoryRoot(__dirname), '../shared/kube-api/openapi');
-
-function repositoryRoot(from: string): string {
-  for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-  }
-  return from;
-}
+/** The real server's OpenAPI v3 documents (test/fixtures/kube-api/openapi), used to find unknown fields of built-ins. */
+export const OPENAPI_DIR = KUBE_API_OPENAPI_DIR;
 
 const docs = new Map<string, Record<string, Obj> | null>();
 
-/** The component schemas of one OpenAPI v3 document, or null without the documents. */
+/** The component schemas of one OpenAPI v3 document, or null for a document the server was not asked for. */
 export function openApiSchemas(file: string): Record<string, Obj> | null {
   if (!docs.has(file)) {
     const p = path.join(OPENAPI_DIR, file);

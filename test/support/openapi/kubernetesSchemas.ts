@@ -2,19 +2,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { KUBE_API_OPENAPI_DIR } from '../kubeApiFixtures';
 import { modelKindsDocument } from './modelKinds';
 
 /**
  * Validates Kubernetes objects against the OpenAPI v3 documents that a real kube-apiserver v1.32
- * served (../shared/kube-api/openapi), stricter than the documents themselves: an unknown field is
+ * served (test/fixtures/kube-api/openapi), stricter than the documents themselves: an unknown field is
  * an error (the server would drop it with a warning, or refuse it with fieldValidation=Strict), as
  * is a wrong type. Documents are read on first use and compiled once per process. The kinds those
  * documents lack (Deployment, PodDisruptionBudget, Ingress, ServiceMonitor, ...) are checked
  * against schemas read from kubernetes-models (modelKinds.ts), built on the same core schemas.
  */
 
-export const OPENAPI_DIR =
-  process.env.CRONDECK_KUBE_OPENAPI_DIR ?? resolve(__dirname, '../../../../shared/kube-api/openapi');
+export const OPENAPI_DIR = KUBE_API_OPENAPI_DIR;
 
 export interface ValidationResult {
   valid: boolean;
