@@ -25,7 +25,6 @@ const only = process.env.REPLAY_ONLY;
  */
 const NOT_COMPARED: Record<string, { refused: number; skipped: number }> = {
   '02-cr-create-validate-list.json': { refused: 1, skipped: 0 },
-  '12-auth.json': { refused: 1, skipped: 0 },
 };
 
 test('the inventory of exchanges the emulator does not serve is pinned', () => {

@@ -37,11 +37,42 @@ const sameEntriesAsEmulator = (key: 'groups' | 'resources') => (recorded: unknow
 
 /** The token a ServiceAccount was given for the API server's own audience (12 #4). */
 function serviceAccountToken(emu: KubeEmulator, user: string): string {
-  const token = [...emu.tokens.entries()].find(
-    ([, u]) => u.name === user && (u.audiences ?? [API_AUDIENCE]).includes(API_AUDIENCE),
+  const token = [...emu.serviceAccountTokens.issued.entries()].find(
+    ([, t]) => t.subject === user && t.audiences.includes(API_AUDIENCE),
   )?.[0];
   if (!token) throw new Error(`no token for ${user}`);
   return token;
+}
+
+/** A SelfSubjectRulesReview's rule lists in one canonical order, to compare them as sets. */
+function rulesAsSets(body: unknown): unknown {
+  const b = body as { status?: Body };
+  if (!b.status) return body;
+  const sorted = (rules: unknown) =>
+    [...((rules as Body[] | undefined) ?? [])].sort((x, y) =>
+      JSON.stringify(x).localeCompare(JSON.stringify(y)),
+    );
+  return {
+    ...b,
+    status: {
+      ...b.status,
+      resourceRules: sorted(b.status.resourceRules),
+      nonResourceRules: sorted(b.status.nonResourceRules),
+    },
+  };
+}
+
+/**
+ * OpenShift's bootstrap policy adds `system:openshift:public-info-viewer` (GET /.well-known,
+ * /.well-known/*, bound to everyone): an OpenShift carry like the README's service CA source,
+ * not Kubernetes, so the emulator has no such role and its rule is dropped from the recording.
+ */
+function withoutOpenShiftPublicInfoViewer(recorded: unknown): unknown {
+  const b = recorded as { status: Body };
+  const rules = (b.status.nonResourceRules as { nonResourceURLs: string[] }[]).filter(
+    (r) => JSON.stringify(r.nonResourceURLs) !== JSON.stringify(['/.well-known', '/.well-known/*']),
+  );
+  return { ...b, status: { ...b.status, nonResourceRules: rules } };
 }
 
 /** The metadata of the (one) pod a Job's controller made, to bind its generated name. */
@@ -144,9 +175,10 @@ export const PLANS: Record<string, Partial<ReplayPlan>> = {
     },
   },
   '12-auth.json': {
-    refused: {
-      32: 'SelfSubjectRulesReview is not emulated (its answer lists the whole bootstrap policy, an OpenShift rule among it)',
-    },
+    // #32 lists rules in the order the authorizer met bindings, which the recording marks unordered.
+    filterBoth: { 32: rulesAsSets },
+    // …and the recorded server's OpenShift-only system:openshift:public-info-viewer rule.
+    filter: { 32: withoutOpenShiftPublicInfoViewer },
     // `<secret>` in a TokenReview is the token #4 minted for the API server's audience.
     secret: (emu) => serviceAccountToken(emu, 'system:serviceaccount:kr-l:crondeck-controller'),
     auth: (e, emu) => {

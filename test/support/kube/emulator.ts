@@ -2,14 +2,24 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { BOOTSTRAP_POLICY } from './bootstrapPolicy';
-import { allowedByRules, authenticate, forbidden, type AllowRule, type Attributes } from './auth';
+import {
+  allowedByRules,
+  authenticate,
+  forbidden,
+  reviewToken,
+  type AllowRule,
+  type Attributes,
+  type TokenAuthenticators,
+} from './auth';
 import { registerBuiltins } from './builtins';
-import { rbacDecision } from './builtins/authorizer';
+import { ContainerLogStore } from './containerLogs';
+import { rbacAuthorize, rbacRulesFor } from './builtins/authorizer';
 import './builtins/tokens';
-import { aggregateClusterRoles } from './controllers/clusterRoleAggregation';
+import { aggregateClusterRoles, clusterRoleAggregationHook } from './controllers/clusterRoleAggregation';
 import { createJobFromCronJob, fireCronJob, syncCronJob } from './controllers/cronjob';
 import { GarbageCollector } from './controllers/gc';
 import { syncJob } from './controllers/job';
+import { expireFinishedJobs } from './controllers/ttlAfterFinished';
 import { namespaceControllerPass } from './controllers/namespace';
 import { createDefaultServiceAccount } from './controllers/serviceAccounts';
 import { customResourceDefinitions } from './crd';
@@ -18,6 +28,14 @@ import { scaleSubresource } from './customResources/scale';
 import { AGGREGATED_DISCOVERY_TYPE, discovery, PlainNotFound, VERSION_INFO } from './discovery';
 import { ApiError, fieldErr, invalid, notEmulated } from './errors';
 import { StorageInitializing } from './faults';
+import {
+  grant,
+  serviceAccountToken,
+  userToken,
+  type Grant,
+  type ServiceAccountCredentials,
+  type Subject,
+} from './identities';
 import {
   warning,
   type FieldValidation,
@@ -28,14 +46,19 @@ import {
 } from './handlers/context';
 import { del } from './handlers/delete';
 import { patch } from './handlers/patch';
+import { servePodLog } from './handlers/podLog';
 import { get, list } from './handlers/read';
 import { subresourcePost } from './handlers/subresources';
 import { watch } from './handlers/watch';
 import { create, update } from './handlers/write';
 import { serveOpenApiV3 } from './openapiV3/serve';
+import { PodLogFaults } from './podLogFaults';
 import { decodeProtobufBody, PROTOBUF_TYPE } from './protobuf';
 import { Registry, resourceKey, type ResourceType } from './resources';
+import { requestAttributes } from './requestAttributes';
+import { REVIEW_RESOURCES, ReviewFaults } from './reviewFaults';
 import { route, type RouteInfo } from './router';
+import { ServiceAccountTokens } from './serviceAccountTokens';
 import { Store } from './store';
 import { clone, type Obj } from './types';
 
@@ -58,6 +81,12 @@ const ADMIN_TOKEN = 'crondeck-emulator-admin';
 /** Objects the emulator writes itself are managed as the API server's own (bootstrap, seeds). */
 const INTERNAL_USER_AGENT = 'kube-apiserver/v1.32.13 (linux/amd64) kubernetes/63adf01';
 const ADMIN: User = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
+/**
+ * kube-apiserver's http.Server has MaxHeaderBytes 1 MiB and Go reads 4 KiB beyond it: a 1 MB
+ * bearer token still reaches the authenticator (and is refused there), where Node's default
+ * 16 KiB limit would answer 431.
+ */
+const MAX_HEADER_BYTES = (1 << 20) + 4096;
 
 /**
  * A kube-apiserver v1.32 stand-in on 127.0.0.1 for the requests an operator makes, proven by
@@ -66,8 +95,20 @@ const ADMIN: User = { name: 'kubernetes-admin', groups: ['system:masters', 'syst
 export class KubeEmulator implements ServerServices {
   readonly store = new Store();
   readonly registry = new Registry();
+  /** Static bearer tokens (a `--token-auth-file`): the admin's, and those tests add. */
   readonly tokens = new Map<string, User>();
+  /** Signs TokenRequest tokens and authenticates them (serviceAccountTokens.ts). */
+  readonly serviceAccountTokens = new ServiceAccountTokens();
+  /** Test hook: permissions granted before RBAC is asked (auth.ts AllowRule). */
   readonly allowRules: AllowRule[] = [];
+  /** Fault injection for the review endpoints only (reviewFaults.ts). */
+  readonly reviewFaults = new ReviewFaults();
+  /** What the stand-in kubelet's containers wrote, for pods/log (containerLogs.ts, kubelet.ts). */
+  readonly containerLogs = new ContainerLogStore();
+  /** Fault injection for the kubelet behind pods/log: unreachable, or answering an error. */
+  readonly podLogFaults = new PodLogFaults();
+  /** The pods the stand-in kubelet runs now (kubelet.ts): their processes end when the emulator stops. */
+  readonly localPods = new Set<{ kill(): void }>();
   private readonly counts = new Map<string, number>();
   private readonly storageInitializing = new StorageInitializing();
   private server?: Server;
@@ -94,9 +135,11 @@ export class KubeEmulator implements ServerServices {
     for (const { resource, object } of BOOTSTRAP_POLICY) {
       this.seed(this.registry.find('rbac.authorization.k8s.io', 'v1', resource)!, object);
     }
+    // kube-controller-manager fills admin/edit/view from the system:aggregate-to-* roles.
+    while (aggregateClusterRoles(this.store));
     // The watch cache starts after bootstrap: watches from these rvs get the in-stream 410 (06 #29).
     this.store.forgetHistory();
-    this.controllerHooks.push(() => aggregateClusterRoles(this.store));
+    this.controllerHooks.push(clusterRoleAggregationHook(this.store));
   }
 
   static async start(options: EmulatorOptions = {}): Promise<KubeEmulator> {
@@ -110,7 +153,9 @@ export class KubeEmulator implements ServerServices {
       options.tls,
     );
     const handler = (req: IncomingMessage, res: ServerResponse) => void emu.handle(req, res);
-    emu.server = options.tls ? createTlsServer(options.tls, handler) : createServer(handler);
+    emu.server = options.tls
+      ? createTlsServer({ ...options.tls, maxHeaderSize: MAX_HEADER_BYTES }, handler)
+      : createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
     await new Promise<void>((resolve) => emu.server!.listen(0, '127.0.0.1', resolve));
     emu.port = (emu.server.address() as AddressInfo).port;
     return emu;
@@ -126,6 +171,8 @@ export class KubeEmulator implements ServerServices {
 
   async stop(): Promise<void> {
     if (!this.server) return;
+    this.reviewFaults.release();
+    for (const pod of this.localPods) pod.kill();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
   }
@@ -134,9 +181,49 @@ export class KubeEmulator implements ServerServices {
     return this.opts.now();
   }
 
-  /** Adds a bearer token for a user (e.g. a ServiceAccount). */
+  /**
+   * Adds a static bearer token for a user (a token-file user: any name and groups; the API server
+   * adds system:authenticated). ServiceAccount tokens come from TokenRequest, or serviceAccountToken().
+   */
   addToken(token: string, user: User): void {
     this.tokens.set(token, user);
+  }
+
+  /**
+   * A ServiceAccount's token in one call: namespace and ServiceAccount created when missing,
+   * `grants` bound (e.g. `[{ clusterRole: 'edit', namespace: 'team-a' }]`), a TokenRequest for the
+   * API server's audience (or `audiences`) lasting `expirationSeconds` (default 3600, min 600).
+   */
+  serviceAccountToken(
+    namespace: string,
+    name: string,
+    options?: { grants?: Grant[]; audiences?: string[]; expirationSeconds?: number },
+  ): Promise<ServiceAccountCredentials> {
+    return serviceAccountToken(this, namespace, name, options);
+  }
+
+  /** A bearer token for the User `name` in `groups` (static, not a JWT; TokenReview knows it). */
+  userToken(name: string, groups: string[] = []): string {
+    return userToken(this, name, groups);
+  }
+
+  /** Binds a User, Group or ServiceAccount to a ClusterRole or Role (a new binding each call). */
+  grant(subject: Subject, what: Grant): Promise<Obj> {
+    return grant(this, subject, what);
+  }
+
+  private authenticators(): TokenAuthenticators {
+    return {
+      staticTokens: this.tokens,
+      serviceAccountTokens: this.serviceAccountTokens,
+      store: this.store,
+      now: () => this.now(),
+    };
+  }
+
+  /** TokenReview's answer: the request authenticator run on one bearer token. */
+  reviewToken(token: string, audiences?: string[]): { user: User; audiences: string[] } | { error: string } {
+    return reviewToken(token, this.authenticators(), audiences);
   }
 
   /** Stored objects of a resource (plural, optionally `group/plural`), optionally in one namespace. */
@@ -201,6 +288,14 @@ export class KubeEmulator implements ServerServices {
   /** One Job controller sync: pod creation, status and conditions from the pod's phase. */
   syncJob(namespace: string, name: string): Obj {
     return syncJob(this, namespace, name);
+  }
+
+  /**
+   * One pass of the TTL-after-finished controller at `now()`: finished Jobs whose
+   * ttlSecondsAfterFinished has passed are deleted, their pods with them (controllers/ttlAfterFinished.ts).
+   */
+  expireFinishedJobs(namespace?: string): Obj[] {
+    return expireFinishedJobs(this, namespace);
   }
 
   /** Runs the garbage collector now (it also runs after every write). */
@@ -316,7 +411,16 @@ export class KubeEmulator implements ServerServices {
         rawBody = JSON.stringify(decodeProtobufBody(body));
         req.headers['content-type'] = 'application/json';
       }
-      const user = authenticate(req.headers.authorization, this.tokens);
+      const user = authenticate(req.headers.authorization, this.authenticators(), (w) =>
+        warnings.push(warning(w)),
+      );
+      if (Object.keys(req.headers).some((h) => h.startsWith('impersonate-'))) {
+        throw notEmulated('impersonation (Impersonate-* headers)');
+      }
+      // The API server authorizes every request, resource or not, before it routes it.
+      const attributes = requestAttributes(req.method ?? 'GET', url.pathname, url.searchParams);
+      if (await this.injectedReviewFault(req, res, attributes)) return;
+      this.authorize(user, attributes);
       const info = route(url.pathname);
       const result = await this.dispatch(req, res, info, url.searchParams, rawBody, user, warnings);
       if (result) this.send(res, result.status, result.body, warnings);
@@ -391,14 +495,6 @@ export class KubeEmulator implements ServerServices {
     const isWatch = method === 'GET' && ['true', '1'].includes(query.get('watch') ?? '');
     const verb = verbOf(method, info, isWatch);
     this.count(verb, info);
-    this.authorize(user, {
-      verb,
-      group: info.group,
-      resource: info.resource,
-      subresource: info.subresource,
-      namespace: info.namespace,
-      name: info.name,
-    });
     const initializing = this.storageInitializing.take(verb, info.resource);
     if (initializing) throw initializing;
     const ctx: RequestContext = {
@@ -418,6 +514,10 @@ export class KubeEmulator implements ServerServices {
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) readWriteOptions(ctx, method);
     if (reviewRequest) return type.review!(this, ctx, parseBody(ctx) as Obj);
     if (info.subresource === 'scale' && type.scale) return scaleSubresource(this, ctx);
+    if (info.subresource === 'log' && resourceKey(type) === '/pods' && method === 'GET') {
+      servePodLog(this, ctx, res);
+      return undefined;
+    }
     if (info.subresource && !['status'].includes(info.subresource)) {
       if (method === 'GET' && !type.subresources.includes(info.subresource)) return get(this, ctx);
       if (method === 'POST') return subresourcePost(this, ctx);
@@ -461,26 +561,65 @@ export class KubeEmulator implements ServerServices {
   }
 
   /**
-   * The authorizer chain: system:masters, then the test's allow rules, then RBAC over the stored
-   * Roles and bindings; `reason` as a SubjectAccessReview reports it (12-auth #28, #31).
+   * The authorizer chain of `--authorization-mode=Node,RBAC`: system:masters (the privileged-group
+   * authorizer, no reason), then the test's allow rules, then RBAC over the stored Roles and
+   * bindings; `reason` as a SubjectAccessReview reports it (12-auth #28, #31). The Node
+   * authorizer is not emulated: node identities get RBAC only.
    */
-  decide(user: User, a: Attributes): { allowed: boolean; reason?: string; rbacErrors: string[] } {
-    if (user.groups.includes('system:masters')) return { allowed: true, rbacErrors: [] };
-    if (allowedByRules(this.allowRules, user, a)) return { allowed: true, rbacErrors: [] };
-    const rbac = rbacDecision(this.store, user, a);
-    if (rbac.allowed) return { allowed: true, reason: `RBAC: ${rbac.reason}`, rbacErrors: [] };
-    const errors = rbac.errors;
-    const reason = errors.length
-      ? `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`
-      : undefined;
-    return { allowed: false, reason, rbacErrors: errors };
+  decide(user: User, a: Attributes): { allowed: boolean; reason?: string } {
+    if (user.groups.includes('system:masters')) return { allowed: true };
+    if (allowedByRules(this.allowRules, user, a)) return { allowed: true };
+    const rbac = rbacAuthorize(this.store, user, a);
+    return rbac.reason ? rbac : { allowed: rbac.allowed };
+  }
+
+  /**
+   * The rule resolvers' answer (SelfSubjectRulesReview): RBAC's rules, never incomplete for a
+   * user the Node authorizer does not know. The allowRules test hook lists no rules.
+   */
+  rulesFor(
+    user: User,
+    namespace: string,
+  ): { resourceRules: Obj[]; nonResourceRules: Obj[]; incomplete: boolean; error: string } {
+    return { ...rbacRulesFor(this.store, user, namespace), incomplete: false };
   }
 
   private authorize(user: User, a: Attributes): void {
     const decision = this.decide(user, a);
-    if (decision.allowed) return;
-    const errors = decision.rbacErrors;
-    throw forbidden(user, a, errors.length ? `: RBAC: ${errors.join(', ')}` : '');
+    if (!decision.allowed) throw forbidden(user, a, decision.reason ?? '');
+  }
+
+  /**
+   * A review request while a test injects a fault (reviewFaults.ts): after authentication and
+   * before authorization, where API Priority and Fairness sits. Returns whether it answered.
+   */
+  private async injectedReviewFault(
+    req: IncomingMessage,
+    res: ServerResponse,
+    a: Attributes,
+  ): Promise<boolean> {
+    const isReview =
+      req.method === 'POST' &&
+      a.path === undefined &&
+      (a.group === 'authentication.k8s.io' || a.group === 'authorization.k8s.io') &&
+      (REVIEW_RESOURCES as readonly string[]).includes(a.resource);
+    const action = isReview ? this.reviewFaults.take(a.resource) : null;
+    if (!action) return false;
+    switch (action.kind) {
+      case 'hold':
+        await action.until;
+        // Stopped while held: the connection is gone.
+        return res.destroyed;
+      case 'reset':
+        req.socket.destroy();
+        return true;
+      case 'error':
+        throw action.error;
+      case 'plain':
+        res.writeHead(action.status, action.headers);
+        res.end(action.body);
+        return true;
+    }
   }
 }
 

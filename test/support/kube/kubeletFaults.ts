@@ -1,4 +1,5 @@
 import type { KubeEmulator } from './emulator';
+import { bindToStandInNode } from './standInNode';
 import { rfc3339, type Obj } from './types';
 
 /**
@@ -8,6 +9,9 @@ import { rfc3339, type Obj } from './types';
  * ContainerStateWaiting, PodStatus.reason/message, the DisruptionTarget condition). No process
  * runs: each fault is what the node did to the pod's containers, written as the kubelet writes it.
  * The Job controller (controllers/job.ts) then ends the Job from these pods as the real one does.
+ * Each pod is first bound to the stand-in kubelet's Node (standInNode.ts), as the scheduler would
+ * have done, so that its pods/log answers are that kubelet's (`… is waiting to start: trying and
+ * failing to pull image`; an empty log for a container that ran no process here).
  */
 
 /**
@@ -16,7 +20,7 @@ import { rfc3339, type Obj } from './types';
  * command, so nothing reports: Running, then Failed with the container terminated OOMKilled, 137.
  */
 export async function failPodOomKilled(emu: KubeEmulator, namespace: string, podName: string): Promise<void> {
-  const pod = podOf(emu, namespace, podName);
+  const pod = await podOf(emu, namespace, podName);
   const startedAt = rfc3339(emu.now());
   await writeStatus(emu, pod, running(pod, startedAt));
   await writeStatus(emu, pod, {
@@ -44,7 +48,7 @@ export async function evictPod(
   podName: string,
   message = 'The node was low on resource: memory. Threshold quantity: 100Mi, available: 56Mi. Container run was using 812Mi, request is 0, has larger consumption of memory. ',
 ): Promise<void> {
-  const pod = podOf(emu, namespace, podName);
+  const pod = await podOf(emu, namespace, podName);
   const startedAt = rfc3339(emu.now());
   await writeStatus(emu, pod, running(pod, startedAt));
   const at = rfc3339(emu.now());
@@ -74,7 +78,7 @@ export async function evictPod(
  * sidecar, from another image, runs), and the Job goes on until its activeDeadlineSeconds.
  */
 export async function failImagePull(emu: KubeEmulator, namespace: string, podName: string): Promise<void> {
-  const pod = podOf(emu, namespace, podName);
+  const pod = await podOf(emu, namespace, podName);
   const startedAt = rfc3339(emu.now());
   const waiting = (reason: string, message: (image: string) => string): Obj => ({
     phase: 'Pending',
@@ -126,10 +130,11 @@ export async function failImagePull(emu: KubeEmulator, namespace: string, podNam
   );
 }
 
-function podOf(emu: KubeEmulator, namespace: string, podName: string): Obj {
+async function podOf(emu: KubeEmulator, namespace: string, podName: string): Promise<Obj> {
   const pod = emu.store.get('/pods', namespace, podName);
   if (!pod) throw new Error(`no pod ${namespace}/${podName}`);
-  return pod;
+  await bindToStandInNode(emu, pod);
+  return emu.store.get('/pods', namespace, podName) ?? pod;
 }
 
 const mainContainers = (pod: Obj): Obj[] => pod.spec.containers as Obj[];

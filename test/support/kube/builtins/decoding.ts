@@ -1,7 +1,7 @@
 import { ApiError, notEmulated } from '../errors';
 import { kindSchema, resolveSchema } from '../kindSchemas';
 import type { ResourceType } from '../resources';
-import { isPlainObject, type Obj } from '../types';
+import { isPlainObject, rfc3339, type Obj } from '../types';
 import { formatQuantity, quantityFromJson } from './quantity';
 
 /**
@@ -16,10 +16,21 @@ import { formatQuantity, quantityFromJson } from './quantity';
 const SCHEMA_REF = '#/components/schemas/';
 const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
-const TIMES = new Set([
-  'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
-  'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
-]);
+const TIME = 'io.k8s.apimachinery.pkg.apis.meta.v1.Time';
+const TIMES = new Set([TIME, 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime']);
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * metav1.Time keeps whole seconds: its protobuf form (etcd) drops the nanoseconds and its JSON
+ * form is RFC 3339 in UTC, so a pod status written with `.123Z` or `+01:00` reads back as
+ * `…:05Z`. A value that does not parse is left as sent (its 400 is not emulated).
+ */
+function toSeconds(value: string): string {
+  if (!RFC3339.test(value)) return value;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? value : rfc3339(new Date(Math.floor(ms / 1000) * 1000));
+}
 
 interface Node {
   schema: Obj;
@@ -146,7 +157,7 @@ function decodeValue(n: Node, value: unknown, w: Walk): unknown {
   }
   if (n.name && TIMES.has(n.name)) {
     if (typeof value !== 'string') throw new DecodeError(typeError(w, jsonKind(value), 'string'));
-    return value;
+    return n.name === TIME ? toSeconds(value) : value;
   }
   const type = goType(n);
   if (s.properties) {

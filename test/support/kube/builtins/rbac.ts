@@ -9,7 +9,13 @@ import {
   validateClusterRole,
   validateRole,
 } from './rbacValidation';
-import { selfSubjectAccessReview, selfSubjectReview, subjectAccessReview, tokenReview } from './reviews';
+import {
+  selfSubjectAccessReview,
+  selfSubjectReview,
+  selfSubjectRulesReview,
+  subjectAccessReview,
+  tokenReview,
+} from './reviews';
 
 const G = RBAC_GROUP;
 
@@ -57,8 +63,8 @@ export const clusterRoleBindings: ResourceType = builtin({
 
 /**
  * Review APIs are listed in discovery (16 #10, #11). TokenReview, SelfSubjectReview,
- * SubjectAccessReview and SelfSubjectAccessReview answer (reviews.ts); the others, and every
- * verb but create, are refused loudly.
+ * SubjectAccessReview, SelfSubjectAccessReview and SelfSubjectRulesReview answer (reviews.ts);
+ * LocalSubjectAccessReview, and every verb but create, are refused loudly.
  */
 function review(
   group: string,
@@ -90,6 +96,6 @@ export const reviewTypes: ResourceType[] = [
     'SelfSubjectAccessReview',
     selfSubjectAccessReview,
   ),
-  review('authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
+  review('authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', selfSubjectRulesReview),
   review('authorization.k8s.io', 'subjectaccessreviews', 'SubjectAccessReview', subjectAccessReview),
 ];

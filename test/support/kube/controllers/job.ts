@@ -3,6 +3,7 @@ import type { KubeEmulator } from '../emulator';
 import { clone, rfc3339, type Obj } from '../types';
 import { syncAfterJobEnded } from './cronjob';
 import { recordEvent } from './events';
+import { expireFinishedJobs } from './ttlAfterFinished';
 
 const JOBS = 'batch/jobs';
 const PODS = '/pods';
@@ -24,20 +25,27 @@ const isReady = (pod: Obj) =>
  * The Job controller for one Job until it has nothing left to do (its own status writes wake it
  * again, as the real one's informer does), shaped by 09-job-pod: it creates the pod (generateName,
  * template labels, controller ownerReference, job-tracking finalizer; Event SuccessfulCreate),
- * mirrors the pods into status (active, ready), and ends the Job in two writes as kcm 1.32 does:
+ * mirrors the pods into status (active, ready, succeeded, failed: a pod that ended is counted once,
+ * then its job-tracking finalizer is released), and ends the Job in two writes as kcm 1.32 does:
  * first the criteria (SuccessCriteriaMet, or FailureTarget with BackoffLimitExceeded or
  * DeadlineExceeded, the pending pods deleted with Event SuccessfulDelete, every pod's finalizer
  * released), then the terminal condition (Complete or Failed) with its Event. A failed pod under
- * the backoff limit is replaced at once (the real controller's back-off delay is not emulated).
+ * the backoff limit is replaced at once (the real controller's back-off delay, 10 s doubling, is
+ * not emulated); under `restartPolicy: OnFailure` the containers' restarts count against the limit.
  * A Job it ends wakes its CronJob's controller, which may delete it at once (history limits:
- * syncAfterJobEnded). Returns the Job as this sync left it, deleted since or not.
+ * syncAfterJobEnded), and the TTL-after-finished controller (a ttlSecondsAfterFinished already
+ * passed, 0 included, deletes it: ttlAfterFinished.ts). Returns the Job as this sync left it,
+ * deleted since or not.
  */
 export function syncJob(emu: KubeEmulator, namespace: string, name: string): Obj {
   const before = emu.store.get(JOBS, namespace, name);
   for (let pass = 0; pass < 10 && syncJobOnce(emu, namespace, name); pass++);
   emu.afterWrite();
   const job = emu.store.get(JOBS, namespace, name)!;
-  if (before && !isFinished(before) && isFinished(job)) syncAfterJobEnded(emu, job);
+  if (before && !isFinished(before) && isFinished(job)) {
+    syncAfterJobEnded(emu, job);
+    expireFinishedJobs(emu, namespace);
+  }
   return job;
 }
 
@@ -63,18 +71,24 @@ function syncJobOnce(emu: KubeEmulator, namespace: string, name: string): boolea
   }
 
   const pods = podsOf(emu, job);
-  const succeeded = pods.filter((p) => p.status?.phase === 'Succeeded');
-  const failed = pods.filter((p) => p.status?.phase === 'Failed');
-  const active = pods.filter((p) => !['Succeeded', 'Failed'].includes(p.status?.phase));
+  const ended = (p: Obj) => ['Succeeded', 'Failed'].includes(p.status?.phase);
+  const active = pods.filter((p) => !ended(p));
+  // A pod that ended is counted once: while it still carries the job-tracking finalizer (kcm goes
+  // through status.uncountedTerminatedPods in between); then the finalizer goes.
+  const uncounted = pods.filter((p) => ended(p) && isTracked(p));
+  const succeeded = (status.succeeded ?? 0) + uncounted.filter((p) => p.status.phase === 'Succeeded').length;
+  const failed = (status.failed ?? 0) + uncounted.filter((p) => p.status.phase === 'Failed').length;
   const deadline = job.spec.activeDeadlineSeconds;
   const overDeadline =
     deadline !== undefined && emu.now().getTime() - Date.parse(status.startTime) >= deadline * 1000;
-  const backoffExceeded = failed.length > (job.spec.backoffLimit ?? 6);
+  const backoffLimit = job.spec.backoffLimit ?? 6;
+  const backoffExceeded = failed > backoffLimit || pastBackoffLimitOnFailure(job, active, backoffLimit);
 
-  if (succeeded.length >= (job.spec.completions ?? 1)) {
+  if (succeeded >= (job.spec.completions ?? 1)) {
     const msg = 'Reached expected number of succeeded pods';
     status.conditions = [condition('SuccessCriteriaMet', 'CompletionsReached', msg, t)];
-    status.succeeded = succeeded.length;
+    status.succeeded = succeeded;
+    if (failed) status.failed = failed;
     endStatus(status);
     releasePods(emu, job, pods, []);
     writeStatus(emu, job, status);
@@ -85,21 +99,41 @@ function syncJobOnce(emu: KubeEmulator, namespace: string, name: string): boolea
       ? ['DeadlineExceeded', 'Job was active longer than specified deadline']
       : ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'];
     status.conditions = [condition('FailureTarget', reason, msg, t)];
-    status.failed = failed.length + active.length;
+    if (succeeded) status.succeeded = succeeded;
+    status.failed = failed + active.length;
     endStatus(status);
     releasePods(emu, job, pods, active);
     writeStatus(emu, job, status);
     return true;
   }
+  releasePods(emu, job, uncounted, []);
   if (active.length === 0) {
     active.push(createPod(emu, job));
   }
   status.active = active.length;
-  if (failed.length) status.failed = failed.length;
+  if (succeeded) status.succeeded = succeeded;
+  if (failed) status.failed = failed;
   status.terminating = 0;
   status.uncountedTerminatedPods = {};
   status.ready = active.filter(isReady).length;
   return writeStatus(emu, job, status);
+}
+
+const isTracked = (pod: Obj) =>
+  ((pod.metadata.finalizers ?? []) as string[]).includes(JOB_TRACKING_FINALIZER);
+
+/**
+ * kcm's pastBackoffLimitOnFailure: under `restartPolicy: OnFailure` a failing container restarts
+ * in its pod rather than failing it, and the restarts of the pods still Pending or Running count
+ * against the backoff limit (with a limit of 0, one restart is too many).
+ */
+function pastBackoffLimitOnFailure(job: Obj, active: Obj[], backoffLimit: number): boolean {
+  if (job.spec.template?.spec?.restartPolicy !== 'OnFailure') return false;
+  const restarts = active
+    .filter((p) => ['Pending', 'Running'].includes(p.status?.phase))
+    .flatMap((p) => [...(p.status.initContainerStatuses ?? []), ...(p.status.containerStatuses ?? [])])
+    .reduce((sum: number, c: Obj) => sum + (c.restartCount ?? 0), 0);
+  return backoffLimit === 0 ? restarts > 0 : restarts >= backoffLimit;
 }
 
 /** A finished Job counts no active or ready pod. */

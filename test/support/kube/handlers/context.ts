@@ -2,6 +2,7 @@ import type { Attributes } from '../auth';
 import type { ApiError } from '../errors';
 import type { ResourceType } from '../resources';
 import type { RouteInfo } from '../router';
+import type { ServiceAccountTokens } from '../serviceAccountTokens';
 import type { Store } from '../store';
 import type { Obj } from '../types';
 
@@ -12,8 +13,6 @@ export interface User {
   /** A ServiceAccount token's: the ServiceAccount's uid and the credential id (TokenReview). */
   uid?: string;
   extra?: Record<string, string[]>;
-  /** The audiences a bound token was issued for; the API server takes only its own. */
-  audiences?: string[];
 }
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -51,12 +50,17 @@ export interface ServerServices {
   /** Hooks run for built-in resources with side effects (e.g. CRD registration). */
   onStored?(type: ResourceType, obj: Obj, event: 'ADDED' | 'MODIFIED' | 'DELETED'): void;
   error?(e: ApiError): void;
-  /** Accepts a bearer token from now on (TokenRequest). */
-  addToken(token: string, user: User): void;
-  /** Bearer tokens and their users (TokenReview). */
-  readonly tokens: Map<string, User>;
+  /** The cluster's ServiceAccount token signer (TokenRequest) and authenticator. */
+  readonly serviceAccountTokens: ServiceAccountTokens;
+  /** Who a bearer token is for these audiences, or the authenticators' error (TokenReview). */
+  reviewToken(token: string, audiences?: string[]): { user: User; audiences: string[] } | { error: string };
   /** The authorizer's decision (SubjectAccessReview). */
   decide(user: User, a: Attributes): { allowed: boolean; reason?: string };
+  /** The rule resolvers' rules for a user in a namespace (SelfSubjectRulesReview). */
+  rulesFor(
+    user: User,
+    namespace: string,
+  ): { resourceRules: Obj[]; nonResourceRules: Obj[]; incomplete: boolean; error: string };
 }
 
 export function warning(text: string): string {
