@@ -95,7 +95,12 @@ async function serve(args: string[]): Promise<void> {
   });
   const env = readEnvironment(process.env, { port: values.port, host: values.host });
   const logger = createLogger({ level: env.logLevel });
-  assertSafeListenAddress(env.host, env.apiToken, values.insecure ?? false);
+  // With SERVICE_AUTH=kubernetes the cluster authenticates every request, as --insecure says.
+  await assertSafeListenAddress(
+    env.host,
+    env.apiToken,
+    (values.insecure ?? false) || env.auth === 'kubernetes',
+  );
   // Read the config file before opening anything: a bad entry must not start half a service.
   const declaredJobs = values.config ? await readJobsFile(values.config) : [];
   const { openDatabase, startService } = serviceParts();

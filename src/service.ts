@@ -8,10 +8,14 @@ import { type Clock, systemClock } from './domain/clock';
 import type { DeclaredJob } from './config/jobsFile';
 import type { Environment } from './config/environment';
 import { createApp } from './http/app';
+import { Reviewer } from './auth/reviewer';
 import { frontDoor } from './http/frontDoor/frontDoor';
 import { probesInFront } from './http/routes/health';
+import { reportConnectionTrouble } from './http/connectionTrouble';
 import { createAppServer } from './http/server';
+import { startGate } from './http/startGate';
 import { listenHostOf } from './config/listenAddress';
+import { warnAboveOpenFileLimit } from './config/openFileLimit';
 import type { Logger } from './logging/logger';
 import { ServiceMetrics } from './metrics/metrics';
 import { createRuntime, type LocalRuntimeSettings } from './runtime/createRuntime';
@@ -95,6 +99,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { env, db, logger } = options;
   const clock = options.clock ?? systemClock;
   const pool = db.pool;
+  // Before anything opens: without a cluster there is no API server to review the callers.
+  const reviewer = env.auth === 'kubernetes' ? clusterReviewer(env, logger, options.kubeConfig) : null;
 
   await waitForDatabase(db, { waitSeconds: env.databaseWaitSeconds, logger });
   await migrate(pool, logger);
@@ -128,7 +134,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       logger,
       defaultTimeZone: env.defaultTimeZone,
       judge,
-      kubernetes: options.kubeConfig ? { kubeConfig: options.kubeConfig, ...env.kubernetes } : undefined,
+      kubernetes: options.kubeConfig
+        ? { kubeConfig: options.kubeConfig, ...env.kubernetes, writeAsCallers: reviewer !== null }
+        : undefined,
     },
     options.local,
   );
@@ -144,7 +152,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // waits for a catch-up sent after it, so that whoever wrote through this replica reads it.
     for (const pool of [db.pool, db.genericPlanPool]) pool.on('release', () => listChanges.noteOwnWrite());
   }
-  const jobs = new JobService(pool, runtime, clock, env.defaultTimeZone, listChanges);
+  // On a cluster, jobs live in namespaces: the service's own unless one is named.
+  const kubernetesHome = env.runtime === 'kubernetes' ? env.kubernetes.namespace : null;
+  const jobs = new JobService(pool, runtime, clock, env.defaultTimeZone, listChanges, kubernetesHome);
   alerting.onJobsSuspended((jobIds) => {
     logger.warn('jobs suspended by their alert policy', { jobIds });
     jobs
@@ -152,34 +162,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       .catch((error) => logger.error('could not stop firing suspended jobs', { err: error, jobIds }));
   });
   const scheduler = new SchedulerControl(pool, runtime, clock);
-
-  if (options.declaredJobs?.length) {
-    // Checked before the jobs are applied: a bad shortcut must not leave half a config file applied.
-    const declaredAlerts = alerting.readDeclared(options.declaredJobs);
-    const applied = await jobs.applyDeclared(options.declaredJobs.map((declared) => declared.input));
-    await alerting.applyDeclared(declaredAlerts);
-    logger.info('applied jobs from the config file', applied);
-  }
-  await runtime.start();
-  // On a cluster no replica leads the (absent) local runtime: one judges under a lock of its own.
-  const judgeLoop =
-    env.runtime === 'kubernetes' && db.openSession
-      ? new SlotJudgeLoop({
-          judge,
-          leadership: new AdvisoryLockLeadership({
-            openSession: db.openSession,
-            logger,
-            lockKey: SLOT_JUDGE_LOCK_KEY,
-            role: 'judges the slot ledger',
-          }),
-          clock,
-          logger,
-          intervalMs: options.slotJudgeIntervalMs === undefined ? 5000 : options.slotJudgeIntervalMs,
-        })
-      : null;
-  await judgeLoop?.start();
-  alerting.start();
-  const stopRetention = scheduleRetention(pool, clock, env.retentionDays, logger);
 
   const executionLists = new ExecutionLists(pool, listChanges);
   const app = createApp({
@@ -196,14 +178,68 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     reports: new ReportIngest(recorder),
     reportSecret: env.reportSecret,
     apiToken: env.apiToken,
+    reviewer,
+    kubernetesHome,
     defaultTimeZone: env.defaultTimeZone,
   });
   const shutdown = { draining: false };
-  const inFront = probesInFront(shutdown, frontDoor({ jobs, executionLists }, env.apiToken));
+  // The front door answers with the shared token's say-so: with the cluster's RBAC every request
+  // needs its reviews, which the app makes (auth/kubernetesAuth.ts).
+  const inFront = probesInFront(
+    shutdown,
+    reviewer ? (_req, _res, toApp) => toApp() : frontDoor({ jobs, executionLists }, env.apiToken),
+  );
+  // The port first: a process that cannot serve (the port taken, the address not its own) must
+  // exit before it applies a config file, takes the lead or fires anything. Requests that arrive
+  // meanwhile wait until the service has started (startGate).
+  const starting = startGate();
   const server = await listen(
-    createAppServer(app, inFront, { keepAliveTimeoutMs: env.keepAliveTimeoutSeconds * 1000 }),
+    createAppServer(app, starting.hold(inFront), {
+      keepAliveTimeoutMs: env.keepAliveTimeoutSeconds * 1000,
+      maxConnections: env.maxConnections,
+    }),
     env,
   );
+  const connectionTrouble = reportConnectionTrouble(server, logger);
+  warnAboveOpenFileLimit(env.maxConnections, logger);
+
+  let judgeLoop: SlotJudgeLoop | null = null;
+  let stopRetention: () => void;
+  try {
+    if (options.declaredJobs?.length) {
+      // Checked before the jobs are applied: a bad shortcut must not leave half a config file applied.
+      const declaredAlerts = alerting.readDeclared(options.declaredJobs);
+      const applied = await jobs.applyDeclared(options.declaredJobs.map((declared) => declared.input));
+      await alerting.applyDeclared(declaredAlerts);
+      logger.info('applied jobs from the config file', applied);
+    }
+    await runtime.start();
+    // On a cluster no replica leads the (absent) local runtime: one judges under a lock of its own.
+    judgeLoop =
+      env.runtime === 'kubernetes' && db.openSession
+        ? new SlotJudgeLoop({
+            judge,
+            leadership: new AdvisoryLockLeadership({
+              openSession: db.openSession,
+              logger,
+              lockKey: SLOT_JUDGE_LOCK_KEY,
+              role: 'judges the slot ledger',
+            }),
+            clock,
+            logger,
+            intervalMs: options.slotJudgeIntervalMs === undefined ? 5000 : options.slotJudgeIntervalMs,
+          })
+        : null;
+    await judgeLoop?.start();
+    alerting.start();
+    stopRetention = scheduleRetention(pool, clock, env.retentionDays, logger);
+  } catch (error) {
+    // The requests held meanwhile are cut with their connections: nothing will answer them.
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    throw error;
+  }
+  starting.open();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -220,6 +256,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await drain(shutdown, stopOptions.drainSeconds ?? 0, logger, (end) => (endDrain = end));
       stopRetention();
       await closeServer(server, env.shutdownGraceSeconds, logger);
+      connectionTrouble.stop();
+      // A pass of the judge under way (a long gap) ends after its batch rather than hold the stop up.
+      judge.stop();
       await judgeLoop?.stop();
       await runtime.stop();
       // After the runtime: alerts of the runs it let finish are queued, and kept for the next start.
@@ -232,10 +271,39 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   return { db, app, server, url, runtime, local, jobs, recorder, alerting, judge, listChanges, stop };
 }
 
+/**
+ * SERVICE_AUTH=kubernetes: the reviews of the cluster of `kubeConfig`, sent with the service's own
+ * credentials, kept SERVICE_AUTH_CACHE_SECONDS. Refused without a cluster.
+ */
+function clusterReviewer(env: Environment, logger: Logger, kubeConfig: KubeConfig | undefined): Reviewer {
+  if (!kubeConfig) {
+    throw new Error(
+      'SERVICE_AUTH=kubernetes needs a cluster to review the tokens of callers: run in a pod, or set KUBECONFIG',
+    );
+  }
+  if (env.apiToken) {
+    logger.warn(
+      'SERVICE_API_TOKEN is not accepted with SERVICE_AUTH=kubernetes: callers send tokens of the cluster',
+    );
+  }
+  // Loaded here, not above: @kubernetes/client-node costs some 60 MB that token mode never needs.
+  const { AccessReviews } = require('./kube/accessReviews') as typeof import('./kube/accessReviews');
+  return new Reviewer({
+    api: new AccessReviews(kubeConfig, logger),
+    logger,
+    cacheTtlMs: env.authCacheSeconds * 1000,
+    timeoutMs: env.authReviewTimeoutMs,
+  });
+}
+
 function listen(server: Server, env: Environment): Promise<Server> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ port: env.port, host: listenHostOf(env.host) }, () => resolve(server));
+    server.listen({ port: env.port, host: listenHostOf(env.host) }, () => {
+      // From here on an 'error' is a connection the server could not accept: reportConnectionTrouble's.
+      server.off('error', reject);
+      resolve(server);
+    });
   });
 }
 

@@ -4,7 +4,6 @@ import { invalid, notFound } from '../domain/errors';
 import { withTransaction } from '../store/database';
 import { findJob, findJobByName } from '../store/jobs';
 import {
-  type AlertHistoryEntry,
   clearAlertConfig,
   deleteAlertConfig,
   listJobAlerts,
@@ -13,7 +12,8 @@ import {
   saveAlertConfig,
 } from '../store/alerts';
 import type { WebhookAddressPolicy } from './addressPolicy';
-import type { AlertsApi } from './routes';
+import { destinationName } from './destinationName';
+import type { AlertHistoryItem, AlertsApi } from './routes';
 import { checkWebhookChannels } from './webhookChannels';
 import { publicAlertConfig, resolveWebhookSecrets, webhookSecretsOf } from './webhookSecrets';
 
@@ -80,9 +80,13 @@ export class AlertConfigService implements AlertsApi, JobAlertsSync {
     if (!(await clearAlertConfig(this.pool, jobId))) throw notFound(`job ${jobId} not found`);
   }
 
-  async history(jobId: number, limit: number): Promise<AlertHistoryEntry[]> {
+  async history(jobId: number, limit: number): Promise<AlertHistoryItem[]> {
     if (!(await findJob(this.pool, jobId))) throw notFound(`job ${jobId} not found`);
-    return listJobAlerts(this.pool, jobId, limit);
+    const entries = await listJobAlerts(this.pool, jobId, limit);
+    return entries.map((entry) => ({
+      ...entry,
+      destinationName: destinationName(entry.channel, entry.destination),
+    }));
   }
 
   /**

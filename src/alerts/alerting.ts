@@ -28,6 +28,8 @@ export interface AlertingOptions {
   /** Longest one e-mail send may take; default two thirds of the lease, so it ends within its claim. */
   emailSendTimeoutMs?: number;
   concurrency?: number;
+  /** Sends to one destination (a webhook's host, the SMTP server) at once; default 2. */
+  perDestinationConcurrency?: number;
   stopGraceMs?: number;
   workerId?: string;
   /** TLS options of the SMTP connection, e.g. a test's own CA. Never read from the environment. */
@@ -111,6 +113,7 @@ export function createAlerting(deps: AlertingDeps): Alerting {
     retryDelaysMs: options.retryDelaysMs,
     leaseMs,
     concurrency: options.concurrency,
+    perDestinationConcurrency: options.perDestinationConcurrency,
     stopGraceMs: options.stopGraceMs,
     workerId: options.workerId,
     retentionDays: deps.retentionDays,

@@ -26,13 +26,19 @@ export interface EmailSenderOptions {
 /**
  * Sends alert e-mails through the SMTP server of SERVICE_SMTP_*: TLS on connect when
  * SERVICE_SMTP_SECURE is true, otherwise STARTTLS whenever the server offers it (nodemailer's
- * default), and AUTH when a user name is set.
+ * default), and AUTH when a user name is set. With a user name, STARTTLS is required unless
+ * SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH says otherwise: a server that does not offer it (or a
+ * man in the middle that strips the offer) would otherwise be sent the password in base64 over
+ * plain TCP.
  */
 export class EmailSender {
   private readonly transport: Transporter;
+  /** Sends refuse to authenticate over a connection that is not encrypted. */
+  private readonly tlsRequired: boolean;
 
   constructor(private readonly options: EmailSenderOptions) {
     const { smtp } = options;
+    this.tlsRequired = Boolean(smtp.username) && !smtp.secure && !smtp.allowPlaintextAuth;
     // Loaded here, not at start: only a service with SMTP settings makes a sender, and nodemailer
     // costs some 5 MB of resident memory to one that sends no e-mail.
     const nodemailer = require('nodemailer') as typeof import('nodemailer');
@@ -42,6 +48,7 @@ export class EmailSender {
       host: smtp.host,
       port: smtp.port,
       secure: smtp.secure,
+      requireTLS: this.tlsRequired,
       auth: smtp.username ? { user: smtp.username, pass: smtp.password ?? '' } : undefined,
       tls: options.tls,
       connectionTimeout: options.connectionTimeoutMs ?? 10_000,
@@ -84,8 +91,18 @@ export class EmailSender {
       }
       return { status: 'delivered' };
     } catch (error) {
-      const smtpError = error as { responseCode?: number; code?: string; message?: string };
+      const smtpError = error as { responseCode?: number; code?: string; message?: string; command?: string };
       const message = smtpError.message ?? String(error);
+      // A refused STARTTLS, a failed handshake, or a server that does not even speak EHLO.
+      if (this.tlsRequired && (smtpError.command === 'STARTTLS' || message.includes('required STARTTLS'))) {
+        // Whatever the server answered, it can start TLS tomorrow: retried as any other failure.
+        return {
+          status: 'retry',
+          error:
+            `TLS is required to authenticate to the SMTP server, and it did not start: ${message} ` +
+            '(SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH=true would send the password unencrypted)',
+        };
+      }
       // A 5xx reply (unknown mailbox, authentication refused) will be the same on the next try.
       if (smtpError.responseCode !== undefined && smtpError.responseCode >= 500) {
         return { status: 'rejected', error: message };

@@ -23,6 +23,19 @@ const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [10_000, 60_000, 5 * 60_000, 
 const MAX_RETRY_AFTER_MS = 60 * 60_000;
 /** How long a claim keeps other workers away from an alert; longer than any send can take. */
 export const DEFAULT_LEASE_MS = 60_000;
+/**
+ * Sends one destination (a webhook's host, the SMTP server) may have in flight at once: a receiver
+ * that takes every request and never answers then holds a quarter of the worker's sends until they
+ * time out, not all of them, and the alerts of every other destination go out meanwhile. Four, not
+ * fewer, because a burst to one healthy receiver (every job's alerts to one chat) goes out at the
+ * pace of this many requests at a time: two halved that burst's throughput in the alerts bench.
+ */
+export const DEFAULT_PER_DESTINATION_CONCURRENCY = 4;
+/**
+ * How often a claim may look past a destination it filled, for the alerts queued behind that
+ * destination's own: passing over a long queue reads all of it, and a busy one fills every look.
+ */
+const LOOK_PAST_EVERY_MS = 1000;
 const PRUNE_EVERY_MS = 60 * 60_000;
 /** After a pruning pass that failed (the database away): minutes, as retention does, not a whole period. */
 const PRUNE_RETRY_MS = 5 * 60_000;
@@ -41,6 +54,8 @@ export interface OutboxWorkerOptions {
   leaseMs?: number;
   /** Alerts sent at the same time. */
   concurrency?: number;
+  /** Alerts sent at the same time to one destination (`OutboxAlert.destinationKey`). */
+  perDestinationConcurrency?: number;
   retryDelaysMs?: readonly number[];
   /** How long `stop()` lets sends in progress finish before cutting them off. */
   stopGraceMs?: number;
@@ -49,7 +64,8 @@ export interface OutboxWorkerOptions {
 }
 
 /**
- * Delivers the alert outbox. Rows are claimed with a lease, sent concurrently, and their outcome
+ * Delivers the alert outbox. Rows are claimed with a lease, sent concurrently (a few at a time per
+ * destination, so that a slow one cannot take every send), and their outcome
  * written back: delivered rows in batches (one UPDATE for many), failures one by one with the next
  * attempt scheduled by backoff. The scheduler never waits for any of this; it only calls `wake()`
  * after recording an execution.
@@ -59,6 +75,9 @@ export class OutboxWorker {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly concurrency: number;
+  private readonly perDestination: number;
+  /** The alerts being sent, by id: what each destination has in flight. */
+  private readonly sending = new Map<number, OutboxAlert>();
   private readonly retryDelaysMs: readonly number[];
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly stopping = new AbortController();
@@ -66,12 +85,17 @@ export class OutboxWorker {
   private timer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
-  /** The last claim was full: more rows are probably due as soon as a slot frees up. */
+  /**
+   * The last claim was full, or left a destination at its limit: more rows are probably due as soon
+   * as a send finishes.
+   */
   private moreDue = false;
   private deliveredIds: number[] = [];
   private flushing: Promise<void> | null = null;
   private pruning: Promise<void> | null = null;
   private lastClaimWarning = -Infinity;
+  /** When a claim last looked past a destination it filled (`performance.now()`: a cost, not a schedule). */
+  private lastLookPast = -Infinity;
   private lastPrune: number;
 
   constructor(private readonly options: OutboxWorkerOptions) {
@@ -79,6 +103,7 @@ export class OutboxWorker {
     this.pollIntervalMs = options.pollIntervalMs ?? 2000;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.concurrency = options.concurrency ?? 16;
+    this.perDestination = options.perDestinationConcurrency ?? DEFAULT_PER_DESTINATION_CONCURRENCY;
     this.retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.lastPrune = options.clock.now().getTime();
   }
@@ -130,6 +155,8 @@ export class OutboxWorker {
       const free = this.concurrency - this.inFlight.size;
       if (free <= 0) break;
       const now = this.options.clock.now();
+      // As the claim counts them: sends that finish while it runs do not change its allowances.
+      const sending = [...this.sending.values()];
       let claimed: OutboxAlert[];
       try {
         claimed = await claimDueAlerts(this.options.pool, {
@@ -137,6 +164,7 @@ export class OutboxWorker {
           leaseUntil: new Date(now.getTime() + this.leaseMs),
           workerId: this.workerId,
           limit: free,
+          destinations: { perDestination: this.perDestination, inFlight: sending },
         });
       } catch (error) {
         // Every poll fails while the database is away: say so once a minute, not every poll.
@@ -146,8 +174,19 @@ export class OutboxWorker {
         }
         break;
       }
-      this.moreDue = claimed.length === free;
       for (const alert of claimed) this.launch(alert);
+      const sends = sendsByDestination([...sending, ...claimed]);
+      const full = (key: string) => (sends.get(key) ?? 0) >= this.perDestination;
+      // A destination at its limit may have due alerts the claim passed over: one of its sends
+      // finishing makes room for them.
+      this.moreDue = claimed.length === free || [...sends.keys()].some(full);
+      // The claim looks at the oldest alerts only: a destination it just filled may have hidden
+      // others' behind its own queue. The next claim passes over it.
+      const filled = claimed.some((alert) => full(alert.destinationKey));
+      if (filled && claimed.length < free && performance.now() - this.lastLookPast >= LOOK_PAST_EVERY_MS) {
+        this.lastLookPast = performance.now();
+        this.pumpAgain = true;
+      }
     } while (this.pumpAgain && this.running);
     this.arm();
   }
@@ -164,8 +203,10 @@ export class OutboxWorker {
   }
 
   private launch(alert: OutboxAlert): void {
+    this.sending.set(alert.id, alert);
     const done = this.attempt(alert).finally(() => {
       this.inFlight.delete(alert.id);
+      this.sending.delete(alert.id);
       if (this.moreDue) this.wake();
     });
     this.inFlight.set(alert.id, done);
@@ -272,6 +313,12 @@ export class OutboxWorker {
         this.pruning = null;
       });
   }
+}
+
+function sendsByDestination(alerts: readonly OutboxAlert[]): Map<string, number> {
+  const sends = new Map<string, number>();
+  for (const { destinationKey } of alerts) sends.set(destinationKey, (sends.get(destinationKey) ?? 0) + 1);
+  return sends;
 }
 
 /** What the log says about an alert. A webhook URL's path is its secret: only the origin is shown. */

@@ -15,6 +15,12 @@ const historyQuerySchema = z.object({
     .optional(),
 });
 
+/** One alert of a job's history as the API shows it. */
+export interface AlertHistoryItem extends AlertHistoryEntry {
+  /** Where it went, fit to show a person: a webhook's secrets left out (see `destinationName`). */
+  destinationName: string;
+}
+
 /** What the alert endpoints need. */
 export interface AlertsApi {
   /**
@@ -27,7 +33,7 @@ export interface AlertsApi {
   /** Removes webhooks and e-mails alike. */
   remove(jobId: number): Promise<void>;
   /** The job's alerts, newest first, muted and suppressed ones included; not_found for an unknown job. */
-  history(jobId: number, limit: number): Promise<AlertHistoryEntry[]>;
+  history(jobId: number, limit: number): Promise<AlertHistoryItem[]>;
 }
 
 /**

@@ -25,7 +25,11 @@ export class ExecutionLists {
     render: (executions: Execution[]) => Buffer,
     freshness: ReadFreshness = 'current',
   ): Promise<Buffer> {
-    const key = `${query.jobId ?? ''}/${query.status ?? ''}/${query.limit}`;
+    // A page of some namespaces' runs is another page (the namespaces a caller may list).
+    const namespaces = query.namespaces
+      ? `/${query.namespaces.home ?? ''}:${query.namespaces.namespaces.join(',')}`
+      : '';
+    const key = `${query.jobId ?? ''}/${query.status ?? ''}/${query.limit}${namespaces}`;
     return this.renders.get(
       key,
       async () => {

@@ -12,6 +12,12 @@ export interface SmtpSettings {
   from: string;
   username: string | null;
   password: string | null;
+  /**
+   * AUTH may go over a connection that is not encrypted (SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH): off,
+   * a user name makes the connection TLS or nothing, so a server (or someone in between) that offers
+   * no STARTTLS never gets the password in the clear.
+   */
+  allowPlaintextAuth: boolean;
 }
 
 /** Everything the service reads from its environment, parsed and checked in one place. */
@@ -41,6 +47,11 @@ export interface Environment {
    */
   keepAliveTimeoutSeconds: number;
   /**
+   * HTTP connections served at once; more are closed as they arrive. Each holds a file descriptor:
+   * a flood of idle connections must not take those the jobs' pipes and the database need.
+   */
+  maxConnections: number;
+  /**
    * After SIGTERM: how long the service keeps serving, with `/health` answering 503, before it
    * closes its listener (the time a cluster takes to stop sending it requests).
    */
@@ -52,7 +63,20 @@ export interface Environment {
    * for `Cache-Control: no-cache` (store/listChangeFeed.ts); 0 makes every read current.
    */
   readStalenessMs: number;
+  /**
+   * Who may call `/api`: `token` (SERVICE_API_TOKEN, or anyone on a loopback service without one)
+   * or `kubernetes` (the cluster's RBAC: a bearer token of the cluster, TokenReview and
+   * SubjectAccessReviews; SERVICE_RUNTIME=kubernetes only).
+   */
+  auth: AuthKind;
+  /** SERVICE_AUTH=kubernetes: how long a review's answer is kept (0: none). */
+  authCacheSeconds: number;
+  /** SERVICE_AUTH=kubernetes: how long a review may take before the request is answered 503. */
+  authReviewTimeoutMs: number;
 }
+
+/** How `/api` requests are authenticated and authorized (SERVICE_AUTH). */
+type AuthKind = 'token' | 'kubernetes';
 
 const boolean = z
   .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
@@ -97,6 +121,13 @@ const seconds = (min: number, max: number) =>
     .min(min, { error: `must be ${min} or more seconds` })
     .max(max, { error: `must be at most ${max} seconds` });
 
+/**
+ * Far more than a proxy's pool, the dashboards and the scripts of an installation hold, and well
+ * below the open-file limit Node starts with (its hard limit: 4096 where the kernel's defaults
+ * stand, 524288 under systemd, 1048576 in a container), leaving the rest to jobs and the database.
+ */
+const DEFAULT_MAX_CONNECTIONS = 1000;
+
 /** Seconds of drain after SIGTERM when none are configured: some in a Kubernetes pod, none elsewhere. */
 const POD_DRAIN_SECONDS = 10;
 
@@ -128,11 +159,26 @@ const environmentSchema = z.object({
   SERVICE_SMTP_FROM: z.string().optional(),
   SERVICE_SMTP_USERNAME: z.string().optional(),
   SERVICE_SMTP_PASSWORD: z.string().optional(),
+  SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH: boolean.default(false),
   SERVICE_WEBHOOK_DENY_CIDRS: z.string().optional(),
   SERVICE_RUNTIME: z.enum(['local', 'kubernetes'], { error: 'must be local or kubernetes' }).default('local'),
+  SERVICE_AUTH: z.enum(['token', 'kubernetes'], { error: 'must be token or kubernetes' }).default('token'),
+  SERVICE_AUTH_CACHE_SECONDS: seconds(0, 60).default(10),
+  SERVICE_AUTH_REVIEW_TIMEOUT_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int({ error: 'must be a whole number of milliseconds' })
+    .min(100, { error: 'must be at least 100 milliseconds' })
+    .max(30_000, { error: 'must be at most 30000 milliseconds' })
+    .default(3000),
   POD_NAMESPACE: z.string().optional(),
   CRONDECK_WATCH_NAMESPACE: z.string().optional(),
   SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS: seconds(1, 3600).default(65),
+  SERVICE_MAX_CONNECTIONS: z.coerce
+    .number({ error: 'must be a number of connections' })
+    .int({ error: 'must be a whole number of connections' })
+    .min(1, { error: 'must be at least 1' })
+    .max(1_000_000, { error: 'must be at most 1000000' })
+    .default(DEFAULT_MAX_CONNECTIONS),
   SERVICE_SHUTDOWN_DRAIN_SECONDS: seconds(0, 3600).optional(),
   SERVICE_SHUTDOWN_GRACE_SECONDS: seconds(0, 3600).default(10),
   SERVICE_READ_STALENESS_MS: z.coerce
@@ -168,6 +214,12 @@ export function readEnvironment(env: NodeJS.ProcessEnv, options: ListenOptions =
     throw new Error(`invalid environment: ${problems.join('; ')}`);
   }
   const e = result.data;
+  if (e.SERVICE_AUTH === 'kubernetes' && e.SERVICE_RUNTIME !== 'kubernetes') {
+    throw new Error(
+      'invalid environment: SERVICE_AUTH: kubernetes needs SERVICE_RUNTIME=kubernetes (the cluster whose ' +
+        'API server reviews the tokens of callers); use SERVICE_AUTH=token (SERVICE_API_TOKEN) on one machine',
+    );
+  }
   return {
     port: flags.data['--port'] ?? e.PORT,
     host: flags.data['--host'] ?? e.HOST,
@@ -187,6 +239,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv, options: ListenOptions =
           from: e.SERVICE_SMTP_FROM ?? 'service@localhost',
           username: e.SERVICE_SMTP_USERNAME ?? null,
           password: e.SERVICE_SMTP_PASSWORD ?? null,
+          allowPlaintextAuth: e.SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH,
         }
       : null,
     webhookDenyCidrs: (e.SERVICE_WEBHOOK_DENY_CIDRS ?? '')
@@ -196,10 +249,14 @@ export function readEnvironment(env: NodeJS.ProcessEnv, options: ListenOptions =
     runtime: e.SERVICE_RUNTIME,
     kubernetes: serviceScope(kubernetesScope(e.POD_NAMESPACE, e.CRONDECK_WATCH_NAMESPACE)),
     keepAliveTimeoutSeconds: e.SERVICE_KEEP_ALIVE_TIMEOUT_SECONDS,
+    maxConnections: e.SERVICE_MAX_CONNECTIONS,
     shutdownDrainSeconds:
       e.SERVICE_SHUTDOWN_DRAIN_SECONDS ?? (e.KUBERNETES_SERVICE_HOST ? POD_DRAIN_SECONDS : 0),
     shutdownGraceSeconds: e.SERVICE_SHUTDOWN_GRACE_SECONDS,
     readStalenessMs: e.SERVICE_READ_STALENESS_MS,
+    auth: e.SERVICE_AUTH,
+    authCacheSeconds: e.SERVICE_AUTH_CACHE_SECONDS,
+    authReviewTimeoutMs: e.SERVICE_AUTH_REVIEW_TIMEOUT_MS,
   };
 }
 

@@ -87,14 +87,30 @@ const foundFireTimes = new Map<string, { afterMs: number; nextMs: number }>();
  * and again, from one pass over the wall times (listing many costs little more than one each).
  */
 export function* fireTimesAfter(fields: string, timeZone: string, after: Date): Generator<Date, never> {
-  let lastMs = after.getTime();
-  let lastWall = wallTimeOf(lastMs, timeZone);
   // Iterate over wall times with the zone-less parser, then map each back to an instant.
-  const wallTimes = CronExpressionParser.parse(fields, { tz: 'UTC', currentDate: new Date(lastWall) });
+  const afterWall = wallTimeOf(after.getTime(), timeZone);
+  const wallTimes = CronExpressionParser.parse(fields, { tz: 'UTC', currentDate: new Date(afterWall) });
+  return yield* fireTimesOfWallTimes(() => wallTimes.next().getTime(), fields, timeZone, after, afterWall);
+}
+
+/**
+ * The fire times strictly after `after` (whose wall time is `afterWall`) of a schedule whose
+ * matching wall times, in order from there, `nextWall` gives: each mapped to its instant in
+ * `timeZone` by the DST rule of `nextFireTime`.
+ */
+export function* fireTimesOfWallTimes(
+  nextWall: () => number,
+  fields: string,
+  timeZone: string,
+  after: Date,
+  afterWall: number,
+): Generator<Date, never> {
+  let lastMs = after.getTime();
+  let lastWall = afterWall;
   for (;;) {
     let found = false;
     for (let guard = 0; guard < 10_000; guard++) {
-      const wall = wallTimes.next().getTime();
+      const wall = nextWall();
       // Wall times up to the last fire time's own are behind: those a spring-forward skipped
       // fired at the jump, once for all of them.
       if (wall <= lastWall) continue;

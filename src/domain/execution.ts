@@ -40,6 +40,8 @@ export interface Execution {
   /** The slot the run is for (docs/slots.md); null for a run started by hand. */
   scheduledAt: Date | null;
   trigger: RunTrigger | null;
+  /** Who started the run by hand (a Kubernetes username: run now, backfill); null when no one or unknown. */
+  triggeredBy?: string | null;
 }
 
 /** What a finished attempt produced, before it has an id. */

@@ -9,6 +9,20 @@ export const JOB_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
 const MAX_TIMEOUT_SECONDS = 86_400;
 export const MAX_RETRY_ATTEMPTS = 10;
 const MAX_BASE_DELAY_SECONDS = 3_600;
+/** A Kubernetes namespace name: a DNS-1123 label (at most 63 characters). */
+export const namespaceSchema = z
+  .string({ error: 'must be a string' })
+  .max(63, { error: 'must be at most 63 characters' })
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, {
+    error: 'must be a Kubernetes namespace name (lower-case letters, digits and "-", a DNS-1123 label)',
+  });
+/**
+ * The longest command the kernel lets run, in bytes: exec takes one argument (or one `NAME=value`
+ * of the environment) of at most 128 KiB with its NUL (MAX_ARG_STRLEN). Locally the command is the
+ * argument of `sh -c`; in a pod, `crondeck run` gets it as CRONDECK_COMMAND=… (17 bytes more). A
+ * longer one (65,536 characters of three bytes each pass the character limit) could never start.
+ */
+export const MAX_COMMAND_BYTES = 131_072 - 1 - 'CRONDECK_COMMAND='.length;
 
 const jobNameSchema = textSchema('is required and must be a string')
   .min(1, { error: 'must not be empty' })
@@ -47,7 +61,10 @@ export const jobInputFields = {
   schedule: scheduleSchema,
   command: textSchema('is required and must be a string')
     .min(1, { error: 'must not be empty' })
-    .max(65_536, { error: 'must be at most 65536 characters' }),
+    .max(65_536, { error: 'must be at most 65536 characters' })
+    .refine((command) => Buffer.byteLength(command, 'utf8') <= MAX_COMMAND_BYTES, {
+      error: `must be at most ${MAX_COMMAND_BYTES} bytes in UTF-8`,
+    }),
   timeout: z
     .number({ error: 'must be a number of seconds' })
     .int({ error: 'must be a whole number of seconds' })
@@ -68,6 +85,8 @@ export const jobInputFields = {
   lateAfterSeconds: lateAfterSecondsSchema.optional(),
   catchUp: catchUpSchema.nullish(),
   allowDuplicateSlots: z.boolean({ error: 'must be true or false' }).optional(),
+  // Kubernetes mode: the namespace of the job's ScheduledJob (an extension; absent: the service's).
+  namespace: namespaceSchema.nullish(),
 };
 
 /**
@@ -86,6 +105,7 @@ const READ_ONLY_JOB_FIELDS = [
   'suspendedReason',
   'suspendedAt',
   'lastSlot',
+  'changedBy',
 ];
 
 const looseJobInput = z
@@ -109,7 +129,19 @@ export const jobInputSchema = z
     return input;
   }, looseJobInput)
   .transform(
-    ({ name, schedule, command, timeout, retry, description, tags, timezone, enabled, ...slots }) => ({
+    ({
+      name,
+      schedule,
+      command,
+      timeout,
+      retry,
+      description,
+      tags,
+      timezone,
+      enabled,
+      namespace,
+      ...slots
+    }) => ({
       name,
       schedule: schedule.trim(),
       command,
@@ -123,6 +155,9 @@ export const jobInputSchema = z
       // `none` is kept as no policy at all: the job object shows the defaults of none either way.
       catchUp: slots.catchUp && slots.catchUp.policy !== 'none' ? slots.catchUp : null,
       allowDuplicateSlots: slots.allowDuplicateSlots ?? false,
+      // Present only when named, so that jobs of every other source read as before.
+      // (Typed as a job's: null where a job has none, outside Kubernetes mode.)
+      ...(namespace == null ? {} : { namespace: namespace as string | null }),
     }),
   );
 
@@ -141,6 +176,13 @@ export interface Job extends JobInput {
   /** Why the alert policy suspended the job after failing runs; null when it is not suspended. */
   suspendedReason: string | null;
   suspendedAt: Date | null;
+  /**
+   * Kubernetes mode: the namespace of the job's ScheduledJob; null in local mode. (Inherited from
+   * the input, where it says where to create the job; a stored job always carries it.)
+   */
+  namespace?: string | null;
+  /** Who made the job's last change through the API (a Kubernetes username); null when unknown. */
+  changedBy?: string | null;
 }
 
 /**

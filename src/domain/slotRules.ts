@@ -25,6 +25,17 @@ export interface SlotHold {
   reason: string | null;
 }
 
+/**
+ * An attempt of the job (any run but a backfill's) from its start to its end, that no process
+ * watched throughout (its service crashed, or it is running now): a fire time that came meanwhile
+ * found the job running, whether or not anyone wrote it down. Null `finishedAt`: still running.
+ */
+export interface ActiveRun {
+  executionId: number;
+  startedAt: Date;
+  finishedAt: Date | null;
+}
+
 /** Everything known about one slot when it is judged. */
 export interface SlotEvidence {
   runs: SlotRun[];
@@ -33,6 +44,18 @@ export interface SlotEvidence {
   claim: SlotClaimEvidence | null;
   /** Holds of the job and of the scheduler, whether or not they cover the slot. */
   holds: SlotHold[];
+  /**
+   * Attempts of the job around the slot's time, whether or not they cover it: one going at the
+   * slot's time makes it `skipped` even where no `skipped` row was recorded (the service was down
+   * or stalled while the run went on, and its next start closed the run).
+   */
+  activeRuns?: ActiveRun[];
+}
+
+/** An attempt that had started before `time` and not finished by then. */
+function runActiveAt(run: ActiveRun, time: Date): boolean {
+  const t = time.getTime();
+  return run.startedAt.getTime() < t && (run.finishedAt === null || t < run.finishedAt.getTime());
 }
 
 export interface SlotJudgement {
@@ -54,8 +77,9 @@ export function holdCovers(hold: SlotHold, time: Date): boolean {
  * - runs that started for it: one → `ran` when it started within the grace, else `late`; more
  *   than one → `duplicate`, unless the others were refused by the claim (then `ran`, the reason
  *   naming the refused run);
- * - no run: `skipped` when the previous run was still going, `suspended` / `paused` when a hold
- *   covered its time, else `missed`, with `missedReason`.
+ * - no run: `skipped` when a `skipped` row says the previous run was still going, `suspended` /
+ *   `paused` when a hold covered its time, `skipped` when an attempt of the job was going at its
+ *   time (no one recorded the fire time: the service was down), else `missed`, with `missedReason`.
  */
 export function judgeSlot(
   scheduledAt: Date,
@@ -114,6 +138,16 @@ export function judgeSlot(
   }
   const paused = covering.find((hold) => hold.kind === 'paused');
   if (paused) return held('paused', paused.reason ?? 'the scheduler was paused at that time');
+  const active = evidence.activeRuns?.find((run) => runActiveAt(run, scheduledAt));
+  if (active) {
+    return {
+      outcome: 'skipped',
+      executionIds: [],
+      startedAt: null,
+      delayMs: null,
+      reason: `the previous run of this job (execution ${active.executionId}) was still in progress`,
+    };
+  }
   return { outcome: 'missed', executionIds: [], startedAt: null, delayMs: null, reason: missedReason };
 }
 

@@ -14,7 +14,12 @@ import type { JobService } from '../scheduling/jobService';
 import type { ReportIngest } from '../scheduling/reportIngest';
 import type { SchedulerControl } from '../scheduling/schedulerControl';
 import { computeStats } from '../scheduling/stats';
+import { listFilterOf } from './listFilter';
 import { requireBearerToken } from './auth';
+import { apiServerUnavailableHandler } from '../auth/apiServerUnavailable';
+import { kubernetesAuth } from '../auth/kubernetesAuth';
+import type { Reviewer } from '../auth/reviewer';
+import { sessionRouter } from '../auth/session';
 import { HttpError } from '../httpKit/httpError';
 import { errorHandler } from './errors';
 import { frontDoorFailures } from './frontDoor/handOff';
@@ -51,6 +56,13 @@ export interface AppDeps {
   reportSecret: string | null;
   /** When set, every `/api/*` request needs `Authorization: Bearer <token>`. */
   apiToken: string | null;
+  /**
+   * SERVICE_AUTH=kubernetes: the cluster's reviews, which then authenticate and authorize every
+   * `/api/*` request in the API token's place (auth/kubernetesAuth.ts).
+   */
+  reviewer?: Reviewer | null;
+  /** Kubernetes mode: the namespace the service writes jobs to (lists' `?namespace=`); null locally. */
+  kubernetesHome?: string | null;
   defaultTimeZone: string;
 }
 
@@ -82,7 +94,10 @@ export function createApp(deps: AppDeps): Express {
   // Without a token, CORS open to any origin would let any page run commands here: only pages on
   // this machine, and requests addressed to it, are answered (localBrowsersOnly.ts, docs/api.md).
   // Before CORS, so that a page elsewhere has even its preflight refused.
-  if (deps.apiToken === null) app.use(localBrowsersOnly(deps.logger));
+  // Kubernetes auth asks for a cluster's token, which no page elsewhere has either.
+  const reviewer = deps.reviewer ?? null;
+  const home = deps.kubernetesHome ?? null;
+  if (deps.apiToken === null && reviewer === null) app.use(localBrowsersOnly(deps.logger));
   app.use(corsHeaders);
   // What the front door took and failed (http/frontDoor/): answered by the handlers below.
   app.use(frontDoorFailures());
@@ -103,15 +118,29 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const api = express.Router();
-  if (deps.apiToken) api.use(requireBearerToken(deps.apiToken));
+  if (reviewer) {
+    if (home === null) throw new Error('Kubernetes auth needs the Kubernetes runtime and its namespace');
+    api.use(kubernetesAuth({ reviewer, pool: deps.pool, home, logger: deps.logger }));
+  } else if (deps.apiToken) {
+    api.use(requireBearerToken(deps.apiToken));
+  }
   api.use(requireJsonContentType(['/messages']));
+  api.use(
+    '/session',
+    sessionRouter({
+      mode: reviewer ? 'kubernetes' : deps.apiToken ? 'token' : 'open',
+      pool: deps.pool,
+      home,
+      reviewer,
+    }),
+  );
   api.use('/jobs/:id/alerts', alertsRouter(deps.alerts));
   api.use('/jobs/:id', slotsRouter(deps.slots));
-  api.use('/jobs', jobsRouter(deps.jobs));
-  api.use('/executions', executionsRouter(deps.pool, deps.executionLists));
+  api.use('/jobs', jobsRouter(deps.jobs, home));
+  api.use('/executions', executionsRouter(deps.pool, deps.executionLists, home));
   api.use('/scheduler', schedulerRouter(deps.scheduler));
-  api.get('/stats', async (_req, res) => {
-    res.json(await computeStats(deps.pool, deps.clock));
+  api.get('/stats', async (req, res) => {
+    res.json(await computeStats(deps.pool, deps.clock, listFilterOf(req, home)));
   });
   api.use('/cron', cronRouter(deps.clock, deps.defaultTimeZone));
   api.use(mailboxRouter(deps.pool, deps.genericPlanPool));
@@ -121,6 +150,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(dashboardRouter());
   // Outside /api too (a POST to /metrics, a page that does not exist): JSON, as everywhere else.
   app.use(noSuchEndpoint);
+  app.use(apiServerUnavailableHandler);
   app.use(runtimeErrorHandler(deps.logger));
   app.use(errorHandler(deps.logger));
   return app;

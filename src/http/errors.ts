@@ -7,6 +7,7 @@ import { isTransactionConflict, isTransientDatabaseError } from '../store/transi
 
 export const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   invalid: 400,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
 };

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { HttpError } from '../httpKit/httpError';
+import { boundedField } from '../logging/boundedField';
 import type { Logger } from '../logging/logger';
+import { OncePerKey } from '../logging/oncePerKey';
 
 /**
  * Why a service without an API token must not answer this request, or null when it may.
@@ -45,18 +47,16 @@ const MAX_LOGGED_REFUSALS = 64;
 
 /** The app's side of `foreignBrowserRefusal`: a 403 with the reason, logged once per Origin and Host. */
 export function localBrowsersOnly(logger: Logger): RequestHandler {
-  const logged = new Set<string>();
+  const logged = new OncePerKey({ maxKeys: MAX_LOGGED_REFUSALS });
   return (req, _res, next) => {
     const refusal = foreignBrowserRefusal(req);
     if (refusal === null) return next();
-    const seen = `${req.headers.host ?? ''} ${req.headers.origin ?? ''}`;
-    if (!logged.has(seen) && logged.size < MAX_LOGGED_REFUSALS) {
-      logged.add(seen);
+    if (logged.admit(`${req.headers.host ?? ''} ${req.headers.origin ?? ''}`)) {
       logger.warn('refused a request from another site', {
-        host: req.headers.host,
-        origin: req.headers.origin,
+        host: boundedField(req.headers.host),
+        origin: boundedField(req.headers.origin),
         method: req.method,
-        path: req.path,
+        path: boundedField(req.path),
         fix: 'set SERVICE_API_TOKEN',
       });
     }

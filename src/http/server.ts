@@ -17,6 +17,12 @@ export interface AppServerOptions {
    * request on a connection just as the service closes it, and answers its client 502.
    */
   keepAliveTimeoutMs?: number;
+  /**
+   * Connections served at once (SERVICE_MAX_CONNECTIONS); one more is closed as soon as it is
+   * accepted. Each connection holds a file descriptor, and a process out of them can neither start
+   * a job nor reach its database: however many connections come, idle or slow, some are left.
+   */
+  maxConnections?: number;
 }
 
 /**
@@ -54,6 +60,10 @@ export function createAppServer(
     server.headersTimeout = options.keepAliveTimeoutMs + 1000;
     server.requestTimeout = Math.max(server.requestTimeout, server.headersTimeout);
   }
+  // An idle connection that never sends a request is closed by the headers timeout, one that sends
+  // slowly by the request timeout, one idle between requests by the keep-alive timeout: each state
+  // of a connection has an end, and the limit bounds how many there are meanwhile.
+  if (options.maxConnections !== undefined) server.maxConnections = options.maxConnections;
   server.on('clientError', answerClientError);
   return server;
 }

@@ -1,10 +1,10 @@
-import type {
+import {
   KubeConfig,
-  KubernetesListObject,
-  V1CronJob,
-  V1Job,
-  V1Pod,
-  V1Secret,
+  type KubernetesListObject,
+  type V1CronJob,
+  type V1Job,
+  type V1Pod,
+  type V1Secret,
 } from '@kubernetes/client-node';
 import type { Logger } from '../logging/logger';
 import type { AlertConfigResource } from './resources/alertConfig';
@@ -154,8 +154,14 @@ export class ClusterClient {
       : this.batch.listJobForAllNamespaces({ labelSelector });
   }
 
-  createJob(namespace: string, body: V1Job): Promise<V1Job> {
-    return this.batch.createNamespacedJob({ namespace, body, fieldManager: FIELD_MANAGER });
+  /** With `dryRun`, the API server checks and admits the Job (RBAC, admission) and stores nothing. */
+  createJob(namespace: string, body: V1Job, options: { dryRun?: boolean } = {}): Promise<V1Job> {
+    return this.batch.createNamespacedJob({
+      namespace,
+      body,
+      fieldManager: FIELD_MANAGER,
+      ...(options.dryRun ? { dryRun: 'All' as const } : {}),
+    });
   }
 
   patchJob(namespace: string, name: string, patch: object): Promise<V1Job> {
@@ -206,4 +212,23 @@ export class ClusterClient {
   private ac(namespace: string) {
     return { group: CRONDECK_GROUP, version: CRONDECK_VERSION, namespace, plural: 'alertconfigs' };
   }
+}
+
+/**
+ * A client of `base`'s cluster (the same server, CA and TLS settings) that authenticates with
+ * `token` alone, and none of `base`'s own credentials (its token, client certificate, exec plugin):
+ * the cluster writes the service makes for a caller (SERVICE_AUTH=kubernetes), which RBAC,
+ * admission and the audit log then see as the caller's.
+ */
+export function clusterClientWithToken(base: KubeConfig, token: string, logger: Logger): ClusterClient {
+  const cluster = base.getCurrentCluster();
+  if (!cluster) throw new Error('no current cluster in the kubeconfig');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: 'caller', token }],
+    contexts: [{ name: 'caller', cluster: cluster.name, user: 'caller' }],
+    currentContext: 'caller',
+  });
+  return new ClusterClient(kubeConfig, logger);
 }

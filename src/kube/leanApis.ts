@@ -44,14 +44,18 @@ import {
 /** A merge patch: what the controller sends where client-node's patches default to JSON-Patch. */
 const MERGE_PATCH = 'application/merge-patch+json';
 
-async function send<T>(
+/** One request of a generated request factory, answered by its response processor. */
+export async function send<T>(
   configuration: Configuration,
   request: Promise<RequestContext>,
   read: (response: ResponseContext) => Promise<HttpInfo<T>>,
   contentType?: string,
+  /** Aborts the request (and the waits of a retry): a review's timeout. */
+  signal?: AbortSignal,
 ): Promise<T> {
   const context = await request;
   if (contentType) context.setHeaderParam('Content-Type', contentType);
+  if (signal) context.setSignal(signal);
   const response = await configuration.httpApi.send(context).toPromise();
   return (await read(response)).data;
 }
@@ -67,6 +71,8 @@ interface Named extends InNamespace {
 }
 interface Writing {
   fieldManager?: string;
+  /** `All`: the API server checks and admits the write, and stores nothing. */
+  dryRun?: 'All';
 }
 
 export class LeanBatchV1Api {
@@ -156,10 +162,10 @@ export class LeanBatchV1Api {
   }
 
   createNamespacedJob(param: InNamespace & Writing & { body: V1Job }): Promise<V1Job> {
-    const { namespace, body, fieldManager } = param;
+    const { namespace, body, fieldManager, dryRun } = param;
     return send(
       this.configuration,
-      this.requests.createNamespacedJob(namespace, body, undefined, undefined, fieldManager),
+      this.requests.createNamespacedJob(namespace, body, undefined, dryRun, fieldManager),
       (response) => this.responses.createNamespacedJobWithHttpInfo(response),
     );
   }

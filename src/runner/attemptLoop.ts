@@ -7,6 +7,7 @@ import { jobEnvironment } from './jobEnvironment';
 import type { ProcessGroup } from './processGroup';
 import { retryDelaySeconds, totalAttempts } from './retry';
 import { type CommandResult, runCommand } from './runCommand';
+import { notStartedResult, START_ERROR } from './startFailure';
 
 /**
  * What the loop needs of a job: enough to run it, as a pod knows it too; and the slot the run is
@@ -85,14 +86,19 @@ export async function runAttempts(
     }
     const startedAt = options.now?.() ?? new Date();
     const executionId = await whileUnavailable(() => options.recorder.startAttempt(attempt, startedAt));
-    const running = execute(job, attempt, signal, (group) => {
-      if (!group || !options.recorder.recordProcessGroup) return;
-      options.recorder
-        .recordProcessGroup(executionId, group)
-        .catch((error) => options.logger.warn('could not record a process group', { err: error }));
-    });
+    const running = executeOrFail(() =>
+      execute(job, attempt, signal, (group) => {
+        if (!group || !options.recorder.recordProcessGroup) return;
+        options.recorder
+          .recordProcessGroup(executionId, group)
+          .catch((error) => options.logger.warn('could not record a process group', { err: error }));
+      }),
+    );
     options.onAttemptStarted?.(attempt);
     const result = await running;
+    if (result.reason?.code === START_ERROR) {
+      options.logger.error('could not start a command', { job: job.name, attempt, reason: result.reason });
+    }
     const final = result.status !== 'failed' || attempt === attempts - 1 || signal.aborted;
     const stderr = signal.aborted ? `${result.stderr}${STOPPED_NOTE}` : result.stderr;
     const reason = result.reason ?? (signal.aborted ? RUN_STOPPED : null);
@@ -108,6 +114,19 @@ export async function runAttempts(
       return;
     }
     if (final) return;
+  }
+}
+
+/**
+ * The attempt's result, or a failed one saying why it could not be run: an attempt whose row says
+ * `running` must be closed whatever went wrong in starting it.
+ */
+async function executeOrFail(run: () => Promise<CommandResult>): Promise<CommandResult> {
+  const startedAt = new Date();
+  try {
+    return await run();
+  } catch (error) {
+    return notStartedResult(error, startedAt);
   }
 }
 

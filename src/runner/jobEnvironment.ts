@@ -12,16 +12,72 @@ export interface RunNaming {
  * own and not the command's:
  *
  * - `service`: `crondeck serve` running jobs on its own machine. Its environment holds its secrets
- *   (the API token, the database URL, the SMTP password and the rest of `SERVICE_*`), which no job
- *   was given.
+ *   (the API token, the database URL and libpq's PG* variables, the SMTP password and the rest of
+ *   `SERVICE_*`), which no job was given.
  * - `pod`: `crondeck run` in a job's pod. The controller instructs it through `CRONDECK_*` only,
  *   which a ScheduledJob's `env` cannot name; everything else was put there by the job's author (a
  *   `DATABASE_URL` from a Secret for a backup, say) or by the image, and reaches the command.
  */
 export type CommandHost = 'service' | 'pod';
 
+/**
+ * The variables libpq reads for a connection's defaults (PostgreSQL's "Environment Variables" of
+ * libpq, up to version 18), which `pg` reads too. In the service's environment they are its own
+ * database's settings, PGPASSWORD its password: a job that needs a database names its own.
+ */
+export const LIBPQ_VARIABLES: readonly string[] = [
+  'PGHOST',
+  'PGHOSTADDR',
+  'PGPORT',
+  'PGDATABASE',
+  'PGUSER',
+  'PGPASSWORD',
+  'PGPASSFILE',
+  'PGREQUIREAUTH',
+  'PGCHANNELBINDING',
+  'PGSERVICE',
+  'PGSERVICEFILE',
+  'PGOPTIONS',
+  'PGAPPNAME',
+  'PGSSLMODE',
+  'PGREQUIRESSL',
+  'PGSSLNEGOTIATION',
+  'PGSSLCOMPRESSION',
+  'PGSSLCERT',
+  'PGSSLKEY',
+  'PGSSLCERTMODE',
+  'PGSSLROOTCERT',
+  'PGSSLCRL',
+  'PGSSLCRLDIR',
+  'PGSSLSNI',
+  'PGREQUIREPEER',
+  'PGSSLMINPROTOCOLVERSION',
+  'PGSSLMAXPROTOCOLVERSION',
+  'PGMINPROTOCOLVERSION',
+  'PGMAXPROTOCOLVERSION',
+  'PGGSSENCMODE',
+  'PGKRBSRVNAME',
+  'PGGSSLIB',
+  'PGGSSDELEGATION',
+  'PGOAUTHDEBUG',
+  'PGCONNECT_TIMEOUT',
+  'PGCLIENTENCODING',
+  'PGTARGETSESSIONATTRS',
+  'PGLOADBALANCEHOSTS',
+  'PGDATESTYLE',
+  'PGTZ',
+  'PGGEQO',
+  'PGSYSCONFDIR',
+  'PGLOCALEDIR',
+];
+const libpqVariables = new Set(LIBPQ_VARIABLES);
+
 const ownedByHost: Record<CommandHost, (name: string) => boolean> = {
-  service: (name) => name.startsWith('SERVICE_') || name === 'DATABASE_URL' || name.startsWith('CRONDECK_'),
+  service: (name) =>
+    name.startsWith('SERVICE_') ||
+    name === 'DATABASE_URL' ||
+    libpqVariables.has(name) ||
+    name.startsWith('CRONDECK_'),
   pod: (name) => name.startsWith('CRONDECK_'),
 };
 

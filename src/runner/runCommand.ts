@@ -1,9 +1,15 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { FailureReason, FinalStatus } from '../domain/execution';
 import { killedBySignal, RUN_STOPPED, timedOut } from '../domain/failureReasons';
 import { type ProcessGroup, readProcessGroup } from './processGroup';
 import { OUTPUT_LIMIT_BYTES } from '../domain/outputTail';
+import {
+  NOT_STARTED_EXIT_CODE,
+  notStartedResult,
+  startFailureNote,
+  startFailureReason,
+} from './startFailure';
 import { TailBuffer } from './tailBuffer';
 
 export interface CommandOptions {
@@ -58,11 +64,26 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
   const startedAt = new Date();
 
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', options.command], {
-      detached: true,
-      env: options.env ?? process.env,
-      cwd: options.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
+    let child: ChildProcess;
+    try {
+      child = spawn('/bin/sh', ['-c', options.command], {
+        detached: true,
+        env: options.env ?? process.env,
+        cwd: options.cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      // Some refusals of exec are thrown rather than emitted (E2BIG: an argument longer than
+      // MAX_ARG_STRLEN): the attempt ends as failed, like those emitted below.
+      resolve(notStartedResult(error, startedAt));
+      return;
+    }
+    // Before anything else: an unhandled 'error' (EMFILE, where there was no descriptor left for
+    // the pipes) would end the whole process.
+    let startError: unknown = null;
+    child.on('error', (error) => {
+      startError = error;
+      finish(NOT_STARTED_EXIT_CODE, startFailureNote(error));
     });
     let stopReason: 'timeout' | 'aborted' | null = null;
     let killSent = false;
@@ -95,12 +116,14 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
 
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    // Absent when the pipes could not be made (EMFILE): 'error' follows.
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
 
     let settled = false;
     /** A stop of ours says why; otherwise the signal the command died of, if it did (signalOfExit). */
     const reasonFor = (exitCode: number): FailureReason | null => {
+      if (startError) return startFailureReason(startError);
       if (stopReason === 'timeout') {
         return timedOut(options.timeoutSeconds, killSent ? { graceSeconds: graceMs / 1000 } : null);
       }
@@ -134,7 +157,6 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       });
     };
 
-    child.on('error', (error) => finish(127, `[crondeck] could not start the command: ${error.message}\n`));
     const exitCodeOf = (code: number | null, signal: NodeJS.Signals | null): number =>
       code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
     child.on('exit', (code, signal) => {
@@ -146,8 +168,8 @@ export function runCommand(options: CommandOptions): Promise<CommandResult> {
       // A process that left the group (setsid) can keep the pipes open indefinitely: read what
       // is already on its way for a moment, then end the run with the shell's exit code.
       drainTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout?.destroy();
+        child.stderr?.destroy();
         finish(
           exitCodeOf(code, signal),
           "[crondeck] output no longer read: a process that left the run's process group still holds it\n",

@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { Caller } from '../domain/caller';
 import type { Clock } from '../domain/clock';
 import type { Logger } from '../logging/logger';
 import type { ExecutionRecorder } from '../scheduling/executionRecorder';
@@ -28,8 +29,16 @@ export type LocalRuntimeSettings = Pick<
 
 export interface RuntimeDeps {
   db: Database;
-  /** Kubernetes mode: the cluster, and the namespaces the REST API writes and pause touches. */
-  kubernetes?: { kubeConfig: KubeConfig; namespace: string; watchNamespace: string | null };
+  /**
+   * Kubernetes mode: the cluster, and the namespaces the REST API writes and pause touches.
+   * `writeAsCallers` (SERVICE_AUTH=kubernetes): the writes made for a caller go with their token.
+   */
+  kubernetes?: {
+    kubeConfig: KubeConfig;
+    namespace: string;
+    watchNamespace: string | null;
+    writeAsCallers?: boolean;
+  };
   recorder: ExecutionRecorder;
   clock: Clock;
   logger: Logger;
@@ -82,6 +91,11 @@ export function createRuntime(
       const { ClusterClient } = require('../kube/clusterClient') as typeof import('../kube/clusterClient');
       const { KubernetesRuntime } =
         require('./kubernetes/kubernetesRuntime') as typeof import('./kubernetes/kubernetesRuntime');
+      const { CallerClusters } =
+        require('./kubernetes/callerClusters') as typeof import('./kubernetes/callerClusters');
+      const callers = deps.kubernetes.writeAsCallers
+        ? new CallerClusters(deps.kubernetes.kubeConfig, deps.logger)
+        : null;
       const runtime = new KubernetesRuntime({
         cluster: new ClusterClient(deps.kubernetes.kubeConfig, deps.logger),
         pool: deps.db.pool,
@@ -89,6 +103,7 @@ export function createRuntime(
         watchNamespace: deps.kubernetes.watchNamespace,
         clock: deps.clock,
         logger: deps.logger,
+        ...(callers ? { clusterOf: (caller: Caller) => callers.of(caller) } : {}),
       });
       return { runtime, local: null };
     }

@@ -1,9 +1,20 @@
+import type { Caller } from '../domain/caller';
 import type { Job } from '../domain/job';
 import type { SchedulerState } from '../domain/schedulerState';
 import type { Backfill } from '../store/slots';
 
 /** Which runtime fires jobs: `local` (this process) or `kubernetes` (the cluster's CronJobs). */
 export type RuntimeKind = 'local' | 'kubernetes';
+
+/**
+ * Where a job's change comes from. `by`: the person it is made for (SERVICE_AUTH=kubernetes), whose
+ * own credentials a runtime that writes a cluster writes it with; null or absent, the service's.
+ * `created`: the change creates the job.
+ */
+export interface JobChange {
+  by?: Caller | null;
+  created?: boolean;
+}
 
 /**
  * What fires and runs jobs. The local runtime does it in this process; the Kubernetes runtime
@@ -31,20 +42,29 @@ export interface Runtime {
    * (store/jobs.ts `StoredJob`), is the version of the row saved: a runtime that reloads the jobs
    * whose version moved (the local one) need not read this one again.
    */
-  jobSaved(job: Job, rowVersion?: string): Promise<void>;
-  jobDeleted(jobId: number): Promise<void>;
+  jobSaved(job: Job, rowVersion?: string, change?: JobChange): Promise<void>;
+  /** `by` as in JobChange. */
+  jobDeleted(jobId: number, by?: Caller | null): Promise<void>;
   /**
    * A job's alert policy suspended it, or a person resumed it (`job.enabled` says which): the
    * runtime fires it, or stops firing it, accordingly. Called after the change has committed.
    */
   suspensionChanged(job: Job): Promise<void>;
-  /** Starts a run outside the schedule without waiting for it; the next scheduled run is kept. */
-  runNow(job: Job): Promise<void>;
+  /**
+   * Starts a run outside the schedule without waiting for it; the next scheduled run is kept. `by`
+   * as in JobChange: the run is theirs (`triggeredBy`).
+   */
+  runNow(job: Job, by?: Caller | null): Promise<void>;
   /**
    * A backfill was recorded (committed) for `job`: run each of its slots once, as the run of that
    * slot, at most `backfill.concurrency` at a time (docs/slots.md).
    */
-  backfill(job: Job, backfill: Backfill): Promise<void>;
+  backfill(job: Job, backfill: Backfill, by?: Caller | null): Promise<void>;
+  /**
+   * Refuses, before it is recorded, a backfill of `job` that the cluster would not let `by` start
+   * (a runtime whose runs someone else starts later: the controller). Absent: nothing to check.
+   */
+  checkBackfill?(job: Job, by: Caller): Promise<void>;
   /** The scheduler was paused or resumed. */
   schedulerChanged(state: SchedulerState): Promise<void>;
 }

@@ -30,7 +30,8 @@ import { podMayExplain, sameReason, storableReason } from '../domain/failureReas
 import { claimClusterRuns, markRunSeen, saveRunReason } from '../store/clusterRuns';
 import { reviseWaitingAlerts } from '../store/alertReasons';
 import { eachAlone, GroupCommit } from './groupCommit';
-import { closeAbandonedAttempt, recordProcessGroup } from '../store/runningAttempts';
+import { closeAbandonedAttempt } from '../store/runningAttempts';
+import { recordProcessGroups } from '../store/processGroups';
 import type { AbandonedRunEnding } from './leftoverRuns';
 
 /** Observers told after the commit (metrics caches, live dashboards). Never awaited by the runtime. */
@@ -82,6 +83,12 @@ export class ExecutionRecorder {
   );
   /** Attempts that start while others' rows are being opened are opened together. */
   private readonly starts = new GroupCommit<StartingAttempt, number>((attempts) => this.openRows(attempts));
+  private readonly processGroups = new GroupCommit<{ executionId: number; group: ProcessGroup }, void>(
+    async (groups) => {
+      await recordProcessGroups(this.pool, groups);
+      return groups.map(() => ({ status: 'fulfilled', value: undefined }));
+    },
+  );
 
   constructor(
     private readonly pool: Pool,
@@ -145,9 +152,12 @@ export class ExecutionRecorder {
     return execution;
   }
 
-  /** Keeps where a running attempt's processes are, so a start after a crash can end them. */
+  /**
+   * Keeps where a running attempt's processes are, so a start after a crash can end them: those
+   * recorded together in one statement (a fire time starts thousands of commands).
+   */
   recordProcessGroup(executionId: number, group: ProcessGroup): Promise<void> {
-    return recordProcessGroup(this.pool, executionId, group);
+    return this.processGroups.submit({ executionId, group });
   }
 
   /** Records the outcome of an attempt opened by `start`. Returns null if it was already closed. */
@@ -348,7 +358,9 @@ export class ExecutionRecorder {
           recording.claim?.by === 'report' &&
           !settlement.runReason &&
           podMayExplain(result);
-        finished.push({ at, execution: { ...result, jobId: job.id, jobName: job.name } });
+        // The cluster run it is an attempt of: a run started by hand names who started it.
+        const runUid = recording.claim?.runUid;
+        finished.push({ at, execution: { ...result, jobId: job.id, jobName: job.name, runUid } });
       }
     }
     // The finished runs first: their statement's trigger may wait for a judgement of their jobs,

@@ -2,11 +2,13 @@ import type { Pool, PoolClient } from 'pg';
 import { JobLists } from '../caching/jobLists';
 import { JobRenders } from '../caching/jobRenders';
 import type { ReadFreshness } from '../caching/versionedRenders';
+import type { Caller } from '../domain/caller';
 import type { Clock } from '../domain/clock';
 import type { RunningAttempt } from '../domain/execution';
-import { conflict, notFound } from '../domain/errors';
+import { conflict, invalid, notFound } from '../domain/errors';
 import { effectiveTimeZone, type Job, type JobInput } from '../domain/job';
 import type { LastSlot } from '../domain/slots';
+import { type JobResource, placeJob } from '../kube/placement';
 import type { Runtime } from '../runtime/runtime';
 import { restartSuspensionCount } from '../store/alerts';
 import { isUniqueViolation, withTransaction } from '../store/database';
@@ -28,7 +30,21 @@ export interface JobView extends Job {
   lastSlot: LastSlot | null;
 }
 
-/** Creating, changing, deleting and running jobs, shared by the HTTP API and the config file. */
+/**
+ * A creation as the batch takes it: the input (its name as the job will be named), the
+ * ScheduledJob it goes to in Kubernetes mode, and who asked (SERVICE_AUTH=kubernetes).
+ */
+interface Creation {
+  input: JobInput;
+  resource: JobResource | null;
+  by: Caller | null;
+}
+
+/**
+ * Creating, changing, deleting and running jobs, shared by the HTTP API and the config file. A
+ * change made for a caller (`by`, SERVICE_AUTH=kubernetes) reaches the runtime with them (it
+ * writes the cluster as them) and names them in the job's `changedBy`.
+ */
 export class JobService {
   private readonly nextRuns = new NextRunCache();
   private readonly lists: JobLists<JobView>;
@@ -37,7 +53,7 @@ export class JobService {
    * Creations come over HTTP: their clients cannot send again before the next batch is taken, so
    * it is sent before the last one's are answered (groupCommit.ts).
    */
-  private readonly creations = new GroupCommit<JobInput, Job>((inputs) => this.createBatch(inputs), {
+  private readonly creations = new GroupCommit<Creation, Job>((inputs) => this.createBatch(inputs), {
     nextBatch: 'beforeAnswers',
   });
 
@@ -48,6 +64,11 @@ export class JobService {
     private readonly defaultTimeZone: string,
     /** The server's notifications of list changes, when the service listens for them. */
     changes: ListChanges | null = null,
+    /**
+     * Kubernetes mode: the namespace the REST API writes ScheduledJobs to unless a job names
+     * another (`namespace`); null in local mode, where jobs have none.
+     */
+    private readonly kubernetesHome: string | null = null,
   ) {
     this.lists = new JobLists(pool, clock, (now) => this.readViews(now), changes);
     this.renders = new JobRenders(pool, clock, (id, now) => this.readView(id, now), changes);
@@ -55,6 +76,14 @@ export class JobService {
 
   async list(): Promise<JobView[]> {
     return (await this.readViews(this.clock.now())).views;
+  }
+
+  /**
+   * One page of the list by id (`GET /api/jobs?after=&limit=`): the jobs after id `after`, at most
+   * `limit`, read for the caller and never kept, so that a page costs its jobs, not the list.
+   */
+  async listPage(page: { after: number; limit: number }): Promise<JobView[]> {
+    return (await this.readViews(this.clock.now(), page)).views;
   }
 
   /** The job list rendered by `render`, reused while it is what a fresh read would render (caching/jobLists.ts). */
@@ -79,9 +108,31 @@ export class JobService {
     return this.renders.recent<T>(id);
   }
 
-  async create(input: JobInput): Promise<JobView> {
-    const job = await this.translateConflict(input.name, () => this.creations.submit(input));
+  async create(input: JobInput, by: Caller | null = null): Promise<JobView> {
+    const creation = { ...this.place(input), by };
+    const job = await this.translateConflict(creation.input.name, () => this.creations.submit(creation));
     return this.view(job, this.clock.now(), null, null);
+  }
+
+  /**
+   * Where a new job goes: in Kubernetes mode, its namespace's ScheduledJob, under the name the
+   * controller gives it (`namespace.name` outside the service's namespace, kube/placement.ts).
+   */
+  private place(input: JobInput): { input: JobInput; resource: JobResource | null } {
+    const home = this.kubernetesHome;
+    if (home === null) {
+      if (input.namespace != null) throw noNamespaces();
+      return { input, resource: null };
+    }
+    const namespace = input.namespace ?? home;
+    const placed = placeJob(input.name, namespace, home);
+    if (placed.name.length > MAX_PLACED_NAME) {
+      throw invalid(
+        `name: must be at most ${MAX_PLACED_NAME} characters with its namespace (${namespace}.), ` +
+          `the name the job has outside the service's namespace`,
+      );
+    }
+    return { input: { ...input, name: placed.name }, resource: placed.resource };
   }
 
   /**
@@ -90,21 +141,21 @@ export class JobService {
    * its creation alone. When the batch fails whole (the runtime refused one job, the database
    * refused one row), each creation is tried alone, so that only the one at fault fails.
    */
-  private async createBatch(inputs: JobInput[]): Promise<PromiseSettledResult<Job>[]> {
+  private async createBatch(creations: Creation[]): Promise<PromiseSettledResult<Job>[]> {
     try {
-      const created = await this.createAndTell(inputs);
+      const created = await this.createAndTell(creations);
       // The first creation of a name gets its job; a later one in the batch met a name taken.
-      return inputs.map((input): PromiseSettledResult<Job> => {
+      return creations.map(({ input }): PromiseSettledResult<Job> => {
         const job = created.get(input.name);
         if (!job) return { status: 'rejected', reason: nameTaken(input.name) };
         created.delete(input.name);
         return { status: 'fulfilled', value: job };
       });
     } catch (error) {
-      if (inputs.length === 1) return [{ status: 'rejected', reason: error }];
-      return eachAlone(inputs, async (input) => {
-        const job = (await this.createAndTell([input])).get(input.name);
-        if (!job) throw nameTaken(input.name);
+      if (creations.length === 1) return [{ status: 'rejected', reason: error }];
+      return eachAlone(creations, async (creation) => {
+        const job = (await this.createAndTell([creation])).get(creation.input.name);
+        if (!job) throw nameTaken(creation.input.name);
         return job;
       });
     }
@@ -116,38 +167,56 @@ export class JobService {
    * a transaction: one round trip to the database instead of four. One that writes elsewhere (the
    * cluster's resources) is told inside the transaction, so that its refusal rolls the jobs back.
    */
-  private async createAndTell(inputs: readonly JobInput[]): Promise<Map<string, Job>> {
+  private async createAndTell(given: readonly Creation[]): Promise<Map<string, Job>> {
     const at = this.clock.now();
     const plans = newPassCache();
-    const creations = inputs.map((input) => ({
+    const creations = given.map(({ input, resource, by }) => ({
       input,
       firstDueAt: firstDueAt(input, at, this.defaultTimeZone, plans),
+      resource,
+      changedBy: by?.username ?? null,
     }));
+    // Each job is told with whoever asked for it: a batch may hold several callers' creations.
+    const askedBy = new Map(given.map(({ input, by }) => [input.name, by]));
     const createAndTellOn = async (db: Pool | PoolClient) => {
       const created = await jobs.createJobs(db, creations, at);
-      for (const { job, rowVersion } of created.values()) await this.runtime.jobSaved(job, rowVersion);
+      for (const [name, { job, rowVersion }] of created) {
+        await this.runtime.jobSaved(job, rowVersion, { by: askedBy.get(name) ?? null, created: true });
+      }
       return new Map([...created].map(([name, { job }]) => [name, job]));
     };
     return this.runtime.savesInMemory ? createAndTellOn(this.pool) : this.writeAndTell(createAndTellOn);
   }
 
-  async replace(id: number, input: JobInput): Promise<JobView> {
+  async replace(id: number, input: JobInput, by: Caller | null = null): Promise<JobView> {
     const job = await this.translateConflict(input.name, () =>
       this.writeAndTell(async (tx) => {
-        const updated = await jobs.updateJob(tx, id, input);
+        if (input.namespace != null) await this.requireSameNamespace(tx, id, input.namespace);
+        const updated = await jobs.updateJob(tx, id, input, by?.username ?? null);
         if (!updated) throw notFound(`job ${id} not found`);
         await saveJobInLedger(tx, updated, this.clock.now());
-        await this.runtime.jobSaved(updated);
+        await this.runtime.jobSaved(updated, undefined, { by });
         return updated;
       }),
     );
     return this.viewWithRun(job);
   }
 
-  async remove(id: number): Promise<void> {
+  /** A job stays in its namespace: a replacement may name it (sent back as read), not another. */
+  private async requireSameNamespace(tx: PoolClient, id: number, namespace: string): Promise<void> {
+    if (this.kubernetesHome === null) throw noNamespaces();
+    const current = await jobs.findJob(tx, id);
+    if (!current) throw notFound(`job ${id} not found`);
+    const itsNamespace = current.namespace ?? this.kubernetesHome;
+    if (itsNamespace !== namespace) {
+      throw invalid(`namespace: a job cannot move to another namespace (job ${id} is in ${itsNamespace})`);
+    }
+  }
+
+  async remove(id: number, by: Caller | null = null): Promise<void> {
     await this.writeAndTell(async (tx) => {
       if (!(await jobs.deleteJob(tx, id))) throw notFound(`job ${id} not found`);
-      await this.runtime.jobDeleted(id);
+      await this.runtime.jobDeleted(id, by);
     });
   }
 
@@ -156,15 +225,15 @@ export class JobService {
    * count toward the next one from zero); switching it off ends it too, the person's choice
    * replacing the policy's.
    */
-  async setEnabled(id: number, enabled: boolean): Promise<JobView> {
+  async setEnabled(id: number, enabled: boolean, by: Caller | null = null): Promise<JobView> {
     let wasSuspended = false;
     const job = await this.writeAndTell(async (tx) => {
       wasSuspended = (await jobs.findJob(tx, id))?.suspendedReason != null;
-      const updated = await jobs.setJobEnabled(tx, id, enabled);
+      const updated = await jobs.setJobEnabled(tx, id, enabled, by?.username ?? null);
       if (!updated) throw notFound(`job ${id} not found`);
       if (wasSuspended) await restartSuspensionCount(tx, id);
       await saveJobInLedger(tx, updated, this.clock.now());
-      await this.runtime.jobSaved(updated);
+      await this.runtime.jobSaved(updated, undefined, { by });
       return updated;
     });
     // After the commit: what the runtime does next (a controller reconciling the CronJob) reads it.
@@ -178,7 +247,7 @@ export class JobService {
    * second run while one is going (retries and their waits included) is refused, not started.
    * Running a job that its alert policy suspended resumes it: a person is looking at it.
    */
-  async runNow(id: number): Promise<Job> {
+  async runNow(id: number, by: Caller | null = null): Promise<Job> {
     const resumed = await withTransaction(this.pool, async (tx) => {
       const job = await jobs.resumeSuspendedJob(tx, id);
       if (job) await restartSuspensionCount(tx, id);
@@ -187,7 +256,7 @@ export class JobService {
     });
     const job = resumed ?? (await this.require(id));
     if (resumed) await this.runtime.suspensionChanged(resumed);
-    await this.runtime.runNow(job);
+    await this.runtime.runNow(job, by);
     return job;
   }
 
@@ -213,6 +282,13 @@ export class JobService {
    * the previous set untouched.
    */
   async applyDeclared(inputs: JobInput[]): Promise<{ created: number; updated: number }> {
+    const placed = inputs.find((input) => input.namespace != null);
+    if (placed) {
+      throw invalid(
+        `job "${placed.name}": namespace: a config file's jobs go to the service's namespace; ` +
+          'create a job elsewhere through the API or as a ScheduledJob',
+      );
+    }
     const results = await this.writeAndTell(async (tx) => {
       const saved: { job: Job; created: boolean }[] = [];
       for (const input of inputs) saved.push(await jobs.upsertJobByName(tx, input));
@@ -234,8 +310,11 @@ export class JobService {
   }
 
   /** Every job as the API shows it at `now`, and the list's version (a run starting or ending bumps it too). */
-  private async readViews(now: Date): Promise<{ views: JobView[]; version: string }> {
-    const { jobs: rows, running, lastSlots, version } = await jobs.listJobsWithVersion(this.pool);
+  private async readViews(
+    now: Date,
+    page: { after: number; limit: number } | null = null,
+  ): Promise<{ views: JobView[]; version: string }> {
+    const { jobs: rows, running, lastSlots, version } = await jobs.listJobsWithVersion(this.pool, page);
     return {
       views: rows.map((job) =>
         this.view(job, now, running.get(job.id) ?? null, lastSlots.get(job.id) ?? null),
@@ -291,4 +370,11 @@ export class JobService {
 
 function nameTaken(name: string): Error {
   return conflict(`a job named "${name}" already exists`);
+}
+
+/** The longest job name (domain/job.ts), which a name qualified by its namespace must keep to. */
+const MAX_PLACED_NAME = 200;
+
+function noNamespaces(): Error {
+  return invalid('namespace: jobs have a namespace in Kubernetes mode only (SERVICE_RUNTIME=kubernetes)');
 }

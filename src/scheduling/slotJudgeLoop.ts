@@ -26,6 +26,8 @@ export class SlotJudgeLoop {
   private leading = false;
   private stopped = false;
   private pass: Promise<unknown> = Promise.resolve();
+  /** Ends a pass under way when the loop stops (the judge finishes the batch it is in). */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: SlotJudgeLoopOptions) {}
 
@@ -40,6 +42,7 @@ export class SlotJudgeLoop {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.stopping.abort();
     await this.pass;
     await this.options.leadership.stop();
   }
@@ -55,7 +58,8 @@ export class SlotJudgeLoop {
 
   private async judgeIfLeading(): Promise<void> {
     try {
-      if (await this.options.leadership.confirm()) await this.options.judge.judge(this.options.clock.now());
+      if (await this.options.leadership.confirm())
+        await this.options.judge.judge(this.options.clock.now(), this.stopping.signal);
     } catch (error) {
       this.options.logger.warn('could not judge slots; will try again', { err: error });
     }

@@ -1,4 +1,5 @@
 import { checkCron, fireTimesAfter, nextFireTime } from '../domain/cron';
+import { summarizeFireTimes } from '../domain/fireTimeCounts';
 import type { EarlierSchedule, SlotCursor } from '../store/slots';
 
 /** One schedule of a job over a stretch of time: its slots up to `until` (null: from then on). */
@@ -37,8 +38,7 @@ export function planCursor(
   const spans = spansOf(cursor, defaultTimeZone, cache);
   if (!spans) return null;
   const graceMs = cursor.lateAfterSeconds * 1000;
-  let horizon = now.getTime() - graceMs;
-  if (deferBefore) horizon = Math.min(horizon, deferBefore.getTime() - 1);
+  const horizon = judgingHorizon(cursor, now, deferBefore);
   const slots: Date[] = [];
   let after = cursor.judgedUntil;
   let remaining = spans;
@@ -73,6 +73,107 @@ export function planCursor(
     ),
     dueAt: next ? new Date(next.getTime() + graceMs) : null,
   };
+}
+
+/** The last instant whose slots a pass at `now` judges: their grace passed, and before `deferBefore`. */
+function judgingHorizon(cursor: SlotCursor, now: Date, deferBefore: Date | null): number {
+  const horizon = now.getTime() - cursor.lateAfterSeconds * 1000;
+  return deferBefore ? Math.min(horizon, deferBefore.getTime() - 1) : horizon;
+}
+
+/** Shortest time between two slots: a five-field schedule fires at most once a minute. */
+const MIN_SLOT_INTERVAL_MS = 60_000;
+
+/**
+ * Whether more than `maxSlots` slots may be due (a long gap: a restore, a long outage, a cursor
+ * moved by hand): only then is a stretch looked for. Told from the times alone, without a walk.
+ */
+export function mayHoldLongGap(
+  cursor: SlotCursor,
+  now: Date,
+  deferBefore: Date | null,
+  maxSlots: number,
+): boolean {
+  return (
+    judgingHorizon(cursor, now, deferBefore) - cursor.judgedUntil.getTime() > maxSlots * MIN_SLOT_INTERVAL_MS
+  );
+}
+
+/** Slots after a cursor judged together, all alike (docs/slots.md, "Long gaps"). */
+export interface StretchPlan {
+  /** The schedule they are the fire times of: the canonical fields and the zone they are read in. */
+  fields: string;
+  timeZone: string;
+  first: Date;
+  last: Date;
+  count: number;
+  /** Where the cursor moves (every slot at or before it judged), what is left of the earlier schedules, when next due. */
+  judgedUntil: Date;
+  earlierSchedules: EarlierSchedule[];
+  dueAt: Date | null;
+}
+
+/** Fewer slots than this are judged one by one, as ever. */
+const MIN_STRETCH_SLOTS = 2;
+
+/**
+ * Plans a stretch: the slots after the cursor, read with the schedule in force after it, up to
+ * before `evidenceAt` (the first instant after the cursor at which something is known of the job:
+ * a run, a claim, a `skipped` row, an attempt starting or ending, a hold beginning or ending), and
+ * no further than a pass judges (`planCursor`'s horizon). Nothing being known of any of them, they
+ * all have one outcome, judged once for all. Counted, not listed (summarizeFireTimes): months of a
+ * job firing every minute cost about what one day does. Null when fewer than two slots are there
+ * (or the schedule cannot be read): they are judged one by one.
+ */
+export function planStretch(
+  cursor: SlotCursor,
+  now: Date,
+  defaultTimeZone: string,
+  deferBefore: Date | null,
+  evidenceAt: Date | null,
+  cache: PassCache = newPassCache(),
+): StretchPlan | null {
+  const spans = spansOf(cursor, defaultTimeZone, cache);
+  if (!spans) return null;
+  const span = spans[0]!;
+  const end = Math.min(
+    judgingHorizon(cursor, now, deferBefore),
+    span.until?.getTime() ?? Infinity,
+    evidenceAt ? evidenceAt.getTime() - 1 : Infinity,
+  );
+  if (end <= cursor.judgedUntil.getTime()) return null;
+  const summary = summarizeFireTimes(span.fields, span.timeZone, cursor.judgedUntil, new Date(end));
+  if (summary.count < MIN_STRETCH_SLOTS) return null;
+  const judgedUntil = new Date(end);
+  // The first schedule is done with once its last instant is judged.
+  const remaining = span.until !== null && span.until.getTime() <= end ? spans.slice(1) : spans;
+  const next = nextSlotAfter(remaining, judgedUntil);
+  return {
+    fields: span.fields,
+    timeZone: span.timeZone,
+    first: summary.first!,
+    last: summary.last!,
+    count: summary.count,
+    judgedUntil,
+    earlierSchedules: remaining.flatMap((each, k) =>
+      each.until === null
+        ? []
+        : [{ ...earlierOf(cursor, spans.length - remaining.length + k), until: each.until }],
+    ),
+    dueAt: next ? new Date(next.getTime() + cursor.lateAfterSeconds * 1000) : null,
+  };
+}
+
+/** The schedule in force at `slot` among the cursor's (earlier ones first), as a stretch keeps it. */
+export function scheduleAt(
+  cursor: SlotCursor,
+  slot: Date,
+  defaultTimeZone: string,
+  cache: PassCache = newPassCache(),
+): { fields: string; timeZone: string } | null {
+  const spans = spansOf(cursor, defaultTimeZone, cache);
+  const span = spans?.find((each) => each.until === null || slot.getTime() <= each.until.getTime());
+  return span ? { fields: span.fields, timeZone: span.timeZone } : null;
 }
 
 /**

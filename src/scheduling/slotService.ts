@@ -1,12 +1,14 @@
 import type { Pool } from 'pg';
 import { SlotPages, type SlotPageRange } from '../caching/slotPages';
 import type { ReadFreshness } from '../caching/versionedRenders';
+import type { Caller } from '../domain/caller';
 import type { Clock } from '../domain/clock';
 import { checkCron } from '../domain/cron';
 import { conflict, invalid, notFound } from '../domain/errors';
 import { effectiveTimeZone, type Job } from '../domain/job';
-import { type BackfillRequest, MAX_BACKFILL_SLOTS, slotOfFireTime, slotsBetween } from '../domain/slots';
+import { type BackfillRequest, MAX_BACKFILL_SLOTS, slotOfFireTime } from '../domain/slots';
 import type { Runtime } from '../runtime/runtime';
+import { DEFAULT_SLOT_LISTING, listBackfillSlots, type SlotListing } from './backfillSlots';
 import { withTransaction } from '../store/database';
 import { findJob } from '../store/jobs';
 import type { ListChanges } from '../store/listChangeFeed';
@@ -17,6 +19,7 @@ import {
   insertBackfill,
   listUnfinishedBackfills,
 } from '../store/slots';
+import { recordBackfillRequester } from '../store/runTriggers';
 
 /** The slot ledger's use cases: its history, claims on slots, backfills (docs/slots.md). */
 export class SlotService {
@@ -28,6 +31,8 @@ export class SlotService {
     private readonly clock: Clock,
     private readonly defaultTimeZone: string,
     changes: ListChanges | null = null,
+    /** How a backfill's range is counted: a few slots per turn of the event loop (backfillSlots.ts). */
+    private readonly slotListing: SlotListing = DEFAULT_SLOT_LISTING,
   ) {
     this.pages = new SlotPages(pool, changes);
   }
@@ -73,9 +78,11 @@ export class SlotService {
    * Records a backfill of the job's slots in [from, to] and has the runtime run it: each slot once,
    * as the run of that slot. Refused for a range of more than 1000 slots or none, one reaching
    * into the future, a job switched off (a backfill runs its command, which a disabled job must
-   * not), or a job with a backfill still going. Answers how many slots it runs.
+   * not), or a job with a backfill still going. Answers how many slots it runs. One asked for by a
+   * caller (`by`, SERVICE_AUTH=kubernetes) is first checked as theirs (`Runtime.checkBackfill`),
+   * and its runs name them (`triggeredBy`).
    */
-  async backfill(jobId: number, request: BackfillRequest): Promise<number> {
+  async backfill(jobId: number, request: BackfillRequest, by: Caller | null = null): Promise<number> {
     const job = await this.require(jobId);
     const now = this.clock.now();
     if (request.to.getTime() > now.getTime()) {
@@ -86,19 +93,21 @@ export class SlotService {
     if (!job.enabled) throw conflict(`job "${job.name}" is disabled; enable it to backfill`);
     const check = checkCron(job.schedule);
     if (!check.valid) throw invalid(`the job's schedule cannot be read: ${check.error}`);
-    const slots = slotsBetween(
+    const { slots } = await listBackfillSlots(
       check.fields,
       effectiveTimeZone(job, this.defaultTimeZone),
-      new Date(request.from.getTime() - 1),
+      request.from,
       request.to,
-      MAX_BACKFILL_SLOTS + 1,
+      MAX_BACKFILL_SLOTS,
+      this.slotListing,
     );
-    if (slots.length > MAX_BACKFILL_SLOTS) {
+    if (slots === null) {
       throw invalid(
         `from: the range holds more than ${MAX_BACKFILL_SLOTS} slots of the job's schedule; backfill it in parts`,
       );
     }
     if (slots.length === 0) throw invalid("from: the range holds no slot of the job's schedule");
+    if (by) await this.runtime.checkBackfill?.(job, by);
     const backfill = await insertBackfill(this.pool, {
       jobId,
       slots,
@@ -111,7 +120,8 @@ export class SlotService {
       throw conflict(`job "${job.name}" has a backfill in progress${progress}; wait for it to finish`);
     }
     try {
-      await this.runtime.backfill(job, backfill);
+      if (by) await recordBackfillRequester(this.pool, backfill.id, by.username);
+      await this.runtime.backfill(job, backfill, by);
     } catch (error) {
       // Refused: it never runs, and does not keep the next one out.
       await finishBackfill(this.pool, backfill.id, now);

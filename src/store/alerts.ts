@@ -184,6 +184,8 @@ export interface OutboxAlert extends Required<WebhookDelivery> {
   event: DestinationEvent;
   channel: AlertChannel;
   destination: string;
+  /** The server its send waits on (`DESTINATION_KEY`): what a per-destination limit counts. */
+  destinationKey: string;
   snapshot: unknown;
   /** Attempts so far, this one included. */
   attempts: number;
@@ -197,6 +199,7 @@ interface OutboxRow {
   event: DestinationEvent;
   channel: AlertChannel;
   destination: string;
+  destination_key: string;
   snapshot: unknown;
   format: WebhookFormat | null;
   signing_secret: string | null;
@@ -205,25 +208,89 @@ interface OutboxRow {
 }
 
 /**
+ * The server an alert's send waits on, as the claim ranks alerts by it and returns it for the
+ * worker's count of sends in flight: a webhook's scheme, host and port (lower-cased, without the
+ * user name, path, query or fragment: a receiver that never answers hangs every path of it alike),
+ * and for every e-mail the one SMTP server they all go through. Plain string functions, not a
+ * regular expression: the claim computes it for every due alert, each time it looks.
+ */
+const DESTINATION_KEY = `CASE WHEN channel = 'email' THEN 'email' ELSE lower(
+    split_part(destination, '/', 1) || '//' ||
+    reverse(split_part(reverse(split_part(split_part(split_part(destination, '/', 3), '?', 1), '#', 1)), '@', 1))
+  ) END`;
+
+/** No limit per destination: more than any claim takes. */
+const UNLIMITED = 2_147_483_647;
+
+/** How many sends each destination may have in flight, and which a worker has there already. */
+interface DestinationLimit {
+  perDestination: number;
+  /** The worker's sends in flight. */
+  inFlight: readonly Pick<OutboxAlert, 'destination' | 'destinationKey'>[];
+}
+
+/**
  * Claims up to `limit` due alerts for `workerId` until `leaseUntil`. SKIP LOCKED keeps replicas
  * from waiting on each other's rows, and the lease keeps a row away from every other worker while
  * it is being sent; a worker that dies mid-send loses its claim when the lease runs out.
+ *
+ * With `destinations`, no destination gets more than its share, oldest alerts first: a destination
+ * already at its limit is passed over, so a receiver that never answers holds at most that many of
+ * the worker's sends and the alerts of every other destination still get the rest. The claim looks
+ * at the oldest `limit` due alerts of the destinations with room left, locking them (a bounded look,
+ * not the whole queue: it runs as often as sends finish); one destination's long queue can fill that
+ * look, and once the claim took that destination to its limit, claiming again looks past it.
  */
 export async function claimDueAlerts(
   db: Queryable,
-  claim: { now: Date; leaseUntil: Date; workerId: string; limit: number },
+  claim: {
+    now: Date;
+    leaseUntil: Date;
+    workerId: string;
+    limit: number;
+    destinations?: DestinationLimit;
+  },
 ): Promise<OutboxAlert[]> {
+  const perDestination = claim.destinations?.perDestination ?? UNLIMITED;
+  const inFlight = claim.destinations?.inFlight ?? [];
+  const sends = new Map<string, number>();
+  for (const { destinationKey } of inFlight) sends.set(destinationKey, (sends.get(destinationKey) ?? 0) + 1);
+  const full = [...sends].filter(([, count]) => count >= perDestination).map(([key]) => key);
+  // The URLs of the sends of a full destination: most alerts queued behind them have the same one,
+  // and passing over those compares text, not the key computed for each.
+  const fullUrls = [
+    ...new Set(
+      inFlight.filter((alert) => full.includes(alert.destinationKey)).map((alert) => alert.destination),
+    ),
+  ];
   const { rows } = await db.query<OutboxRow>(
     `WITH due AS (
-       SELECT id FROM alert_outbox
+       SELECT id, next_attempt_at, ${DESTINATION_KEY} AS destination_key FROM alert_outbox
        WHERE state = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+         AND destination <> ALL ($9::text[]) AND ${DESTINATION_KEY} <> ALL ($8::text[])
        ORDER BY next_attempt_at, id LIMIT $4
-       FOR UPDATE SKIP LOCKED)
+       FOR UPDATE SKIP LOCKED),
+     ranked AS (
+       SELECT due.id,
+              row_number() OVER (PARTITION BY due.destination_key ORDER BY due.next_attempt_at, due.id)
+                + coalesce(busy.sends, 0) AS place
+       FROM due LEFT JOIN unnest($5::text[], $6::int[]) AS busy(destination_key, sends)
+         ON busy.destination_key = due.destination_key)
      UPDATE alert_outbox o SET locked_until = $2, locked_by = $3, attempts = o.attempts + 1
-     FROM due WHERE o.id = due.id
-     RETURNING o.id, o.job_id, o.execution_id, o.event, o.channel, o.destination, o.snapshot, o.format,
-       o.signing_secret, o.attempts, o.created_at`,
-    [claim.now, claim.leaseUntil, claim.workerId, claim.limit],
+     FROM ranked WHERE o.id = ranked.id AND ranked.place <= $7
+     RETURNING o.id, o.job_id, o.execution_id, o.event, o.channel, o.destination, ${DESTINATION_KEY} AS destination_key,
+       o.snapshot, o.format, o.signing_secret, o.attempts, o.created_at`,
+    [
+      claim.now,
+      claim.leaseUntil,
+      claim.workerId,
+      claim.limit,
+      [...sends.keys()],
+      [...sends.values()],
+      perDestination,
+      full,
+      fullUrls,
+    ],
   );
   return rows
     .map((row) => ({
@@ -233,6 +300,7 @@ export async function claimDueAlerts(
       event: row.event,
       channel: row.channel,
       destination: row.destination,
+      destinationKey: row.destination_key,
       snapshot: row.snapshot,
       format: row.format,
       signingSecret: row.signing_secret,

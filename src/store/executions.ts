@@ -12,6 +12,7 @@ import { boundedOutput } from '../domain/outputTail';
 import { storableText } from '../domain/text';
 import { prepared, type Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
+import { type NamespaceFilter, namespaceCondition } from './namespaceFilter';
 
 interface ExecutionRow {
   id: string;
@@ -30,10 +31,11 @@ interface ExecutionRow {
   reason_message: string | null;
   scheduled_at: Date | null;
   trigger: RunTrigger | null;
+  triggered_by: string | null;
 }
 
 const SUMMARY_COLUMNS =
-  'id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt, reason, reason_message, scheduled_at, trigger';
+  'id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, attempt, reason, reason_message, scheduled_at, trigger, triggered_by';
 const FULL_COLUMNS = `${SUMMARY_COLUMNS}, stdout, stderr`;
 
 function toExecution(row: ExecutionRow): Execution {
@@ -52,6 +54,7 @@ function toExecution(row: ExecutionRow): Execution {
     reason: row.reason === null ? null : { code: row.reason, message: row.reason_message ?? '' },
     scheduledAt: row.scheduled_at,
     trigger: row.trigger,
+    triggeredBy: row.triggered_by,
   };
 }
 
@@ -171,6 +174,11 @@ export type FinishedExecution = AttemptResult & {
   reportKey?: string;
   /** The slot its run is for (a skipped fire time, a pod's report); absent for a run by hand. */
   slot?: RunSlot | null;
+  /**
+   * The cluster run (Kubernetes Job UID) it is an attempt of: a run someone started by hand
+   * (run_triggers, migration 025) gives it `triggered_by`.
+   */
+  runUid?: string;
 };
 
 /**
@@ -194,16 +202,21 @@ export async function insertFinishedExecutions(
        FROM ROWS FROM (json_to_recordset($1::json) AS (job_id int, job_name text, status text,
               started_at timestamptz, finished_at timestamptz, duration_ms bigint, exit_code int, stdout text,
               stderr text, attempt int, report_key text, reason text, reason_message text,
-              scheduled_at timestamptz, trigger text)) WITH ORDINALITY
+              scheduled_at timestamptz, trigger text, run_uid text)) WITH ORDINALITY
          AS t(job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
-              reason, reason_message, scheduled_at, trigger, n)
+              reason, reason_message, scheduled_at, trigger, run_uid, n)
      ),
      inserted AS (
        INSERT INTO executions (id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt,
-                               report_key, reason, reason_message, scheduled_at, trigger)
-       SELECT id, job_id, job_name, status, started_at, finished_at, duration_ms, exit_code, stdout, stderr, attempt, report_key,
-              reason, reason_message, scheduled_at, trigger
-       FROM given ORDER BY n
+                               report_key, reason, reason_message, scheduled_at, trigger, triggered_by)
+       SELECT g.id, g.job_id, g.job_name, g.status, g.started_at, g.finished_at, g.duration_ms, g.exit_code, g.stdout,
+              g.stderr, g.attempt, g.report_key, g.reason, g.reason_message, g.scheduled_at, g.trigger,
+              -- Who started it by hand (migration 025): a run now by its Job, a backfill by its slot.
+              coalesce(rt.triggered_by, CASE WHEN g.trigger = 'backfill' THEN (
+                SELECT b.requested_by FROM slot_backfills b
+                 WHERE b.job_id = g.job_id AND g.scheduled_at = ANY (b.slots) ORDER BY b.id DESC LIMIT 1) END)
+       FROM given g LEFT JOIN run_triggers rt ON rt.run_uid = g.run_uid AND rt.job_id = g.job_id
+       ORDER BY g.n
        ON CONFLICT (job_id, report_key) DO NOTHING RETURNING ${FULL_COLUMNS}
      ),
      ${countingRowsOf('inserted')}
@@ -219,6 +232,7 @@ export async function insertFinishedExecutions(
             report_key: e.reportKey ?? null,
             scheduled_at: e.slot?.scheduledAt ?? null,
             trigger: e.slot?.trigger ?? null,
+            run_uid: e.runUid ?? null,
           })),
         ),
       ],
@@ -271,6 +285,8 @@ export interface ExecutionQuery {
   jobId?: number;
   status?: ExecutionStatus;
   limit: number;
+  /** Only the runs of jobs of these namespaces (a caller's, or `?namespace=`). */
+  namespaces?: NamespaceFilter;
 }
 
 /**
@@ -299,6 +315,11 @@ export async function listExecutions(
     name += '_by_status';
   } else {
     conditions.push(`status <> 'running'`);
+  }
+  if (query.namespaces) {
+    const inNamespaces = namespaceCondition('j.resource_namespace', query.namespaces, values);
+    conditions.push(`job_id IN (SELECT j.id FROM jobs j WHERE ${inNamespaces})`);
+    name += '_in_namespaces';
   }
   values.push(query.limit);
   const list = `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE ${conditions.join(' AND ')}
@@ -345,6 +366,12 @@ export async function findLastFailure(db: Queryable, jobId: number): Promise<Exe
   return rows[0] ? toExecution(rows[0]) : null;
 }
 
+/** The job of execution `id`, or null when there is no such execution. */
+export async function findJobOfExecution(db: Queryable, id: number): Promise<number | null> {
+  const { rows } = await db.query<{ job_id: number }>('SELECT job_id FROM executions WHERE id = $1', [id]);
+  return rows[0]?.job_id ?? null;
+}
+
 export async function findExecution(db: Queryable, id: number): Promise<Execution | null> {
   const { rows } = await db.query<ExecutionRow>(`SELECT ${FULL_COLUMNS} FROM executions WHERE id = $1`, [id]);
   return rows[0] ? toExecution(rows[0]) : null;
@@ -373,16 +400,24 @@ export async function readExecutionCounters(db: Queryable): Promise<Record<Final
   return counters;
 }
 
-/** Successes and failures (timeouts included) that started since `since`. */
+/**
+ * Successes and failures (timeouts included) that started since `since`; of the jobs of some
+ * namespaces only with `filter`.
+ */
 export async function countRecentOutcomes(
   db: Queryable,
   since: Date,
+  filter: NamespaceFilter | null = null,
 ): Promise<{ successes: number; failures: number }> {
+  const values: unknown[] = [since];
+  const inNamespaces = filter
+    ? `AND job_id IN (SELECT j.id FROM jobs j WHERE ${namespaceCondition('j.resource_namespace', filter, values)})`
+    : '';
   const { rows } = await db.query<{ successes: number; failures: number }>(
     `SELECT (count(*) FILTER (WHERE status = 'success'))::int AS successes,
             (count(*) FILTER (WHERE status IN ('failed', 'timeout')))::int AS failures
-     FROM executions WHERE started_at >= $1`,
-    [since],
+     FROM executions WHERE started_at >= $1 ${inNamespaces}`,
+    values,
   );
   return rows[0]!;
 }

@@ -4,6 +4,7 @@ import type { CatchUp, LastSlot, SlotOutcome } from '../domain/slots';
 import type { Pool, PoolClient } from 'pg';
 import { prepared, type Queryable } from './database';
 import { splitListVersion, withListVersion } from './listVersions';
+import { type NamespaceFilter, namespaceCondition } from './namespaceFilter';
 import { DISABLED_HOLD_REASON, startLedgerOfCreated } from './slots';
 
 export interface JobRow {
@@ -26,11 +27,13 @@ export interface JobRow {
   late_after_s: number;
   catch_up: CatchUp | null;
   allow_duplicate_slots: boolean;
+  resource_namespace: string | null;
+  changed_by: string | null;
 }
 
 export const JOB_COLUMNS = `id, name, schedule, command, timeout_s, retry, description, tags, timezone, enabled,
   created_at, updated_at, last_run_at, last_status, suspended_reason, suspended_at, late_after_s, catch_up,
-  allow_duplicate_slots`;
+  allow_duplicate_slots, resource_namespace, changed_by`;
 
 export function toJob(row: JobRow): Job {
   return {
@@ -54,6 +57,8 @@ export function toJob(row: JobRow): Job {
     lateAfterSeconds: row.late_after_s,
     catchUp: row.catch_up,
     allowDuplicateSlots: row.allow_duplicate_slots,
+    namespace: row.resource_namespace,
+    changedBy: row.changed_by,
   };
 }
 
@@ -71,9 +76,13 @@ export async function listJobs(db: Queryable): Promise<Job[]> {
 /**
  * `listJobs`, each job's attempt in progress, and the version of what it read (see
  * listVersions.ts), all from one snapshot: an attempt starting or ending bumps the version
- * (migration 006). The running attempts come from the small partial index of running rows.
+ * (migration 006). The running attempts come from the small partial index of running rows. With
+ * `page`, only the jobs after id `after`, at most `limit` of them (`GET /api/jobs?after=&limit=`).
  */
-export async function listJobsWithVersion(db: Queryable): Promise<{
+export async function listJobsWithVersion(
+  db: Queryable,
+  page: { after: number; limit: number } | null = null,
+): Promise<{
   jobs: Job[];
   running: Map<number, RunningAttempt>;
   lastSlots: Map<number, LastSlot>;
@@ -85,9 +94,10 @@ export async function listJobsWithVersion(db: Queryable): Promise<{
              started_at AS running_started_at, attempt AS running_attempt
       FROM executions WHERE status = 'running' ORDER BY job_id, started_at DESC, id DESC
     ) r ON r.running_job_id = jobs.id
-    ${LAST_SLOT_JOIN}`;
+    ${LAST_SLOT_JOIN}${page ? ' WHERE jobs.id > $1 ORDER BY jobs.id LIMIT $2' : ''}`;
   const { rows } = await db.query<JobRow & RunningColumns & LastSlotColumns & { list_version: string }>(
     `${withListVersion('jobs', query)} ORDER BY q.id`,
+    page ? [page.after, page.limit] : [],
   );
   const { version, rows: jobRows } = splitListVersion(rows, (row) => row.id === null);
   const running = new Map<number, RunningAttempt>();
@@ -276,6 +286,10 @@ export async function insertJob(db: Queryable, input: JobInput, source: JobSourc
 export interface JobCreation {
   input: JobInput;
   firstDueAt: Date | null;
+  /** Kubernetes mode: the ScheduledJob the job is written to, known before it exists. */
+  resource?: { namespace: string; name: string } | null;
+  /** Who creates it (SERVICE_AUTH=kubernetes), else null. */
+  changedBy?: string | null;
 }
 
 /**
@@ -299,15 +313,17 @@ export async function createJobs(
       `WITH given AS (
          SELECT * FROM ROWS FROM (json_to_recordset($1::json) AS (name text, schedule text, command text,
                 timeout_s int, retry jsonb, description text, tags jsonb, timezone text, enabled bool, source text,
-                late_after_s int, catch_up jsonb, allow_duplicate_slots bool, due_at timestamptz))
+                late_after_s int, catch_up jsonb, allow_duplicate_slots bool, due_at timestamptz,
+                resource_namespace text, resource_name text, changed_by text))
            WITH ORDINALITY AS new (name, schedule, command, timeout_s, retry, description, tags, timezone,
-                                   enabled, source, late_after_s, catch_up, allow_duplicate_slots, due_at, position)
+                                   enabled, source, late_after_s, catch_up, allow_duplicate_slots, due_at,
+                                   resource_namespace, resource_name, changed_by, position)
        ),
        created AS (
          INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
-           ${SLOT_FIELD_COLUMNS})
+           ${SLOT_FIELD_COLUMNS}, resource_namespace, resource_name, changed_by)
          SELECT name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
-           late_after_s, catch_up, allow_duplicate_slots
+           late_after_s, catch_up, allow_duplicate_slots, resource_namespace, resource_name, changed_by
          FROM given ORDER BY position
          ON CONFLICT (name) DO NOTHING
          RETURNING ${JOB_COLUMNS}, xmin::text AS row_version
@@ -321,7 +337,13 @@ export async function createJobs(
        SELECT * FROM created`,
       [
         JSON.stringify(
-          creations.map(({ input, firstDueAt }) => ({ ...jobRecord(input), due_at: firstDueAt })),
+          creations.map(({ input, firstDueAt, resource, changedBy }) => ({
+            ...jobRecord(input),
+            due_at: firstDueAt,
+            resource_namespace: resource?.namespace ?? null,
+            resource_name: resource?.name ?? null,
+            changed_by: changedBy ?? null,
+          })),
         ),
         at,
         DISABLED_HOLD_REASON,
@@ -353,13 +375,19 @@ function jobRecord(input: JobInput) {
   };
 }
 
-export async function updateJob(db: Queryable, id: number, input: JobInput): Promise<Job | null> {
+/** Replaces a job's fields; `changedBy` names who did (SERVICE_AUTH=kubernetes), else null. */
+export async function updateJob(
+  db: Queryable,
+  id: number,
+  input: JobInput,
+  changedBy: string | null = null,
+): Promise<Job | null> {
   const { rows } = await db.query<JobRow>(
     `UPDATE jobs SET name = $2, schedule = $3, command = $4, timeout_s = $5, retry = $6, description = $7,
        tags = $8, timezone = $9, enabled = $10, ${KEEP_SUSPENSION_IF('$10')}, late_after_s = $11, catch_up = $12,
-       allow_duplicate_slots = $13, updated_at = now()
+       allow_duplicate_slots = $13, changed_by = $14, updated_at = now()
      WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
-    [id, ...jobValues(input).slice(0, 9), ...slotFieldValues(input)],
+    [id, ...jobValues(input).slice(0, 9), ...slotFieldValues(input), changedBy],
   );
   return rows[0] ? toJob(rows[0]) : null;
 }
@@ -396,12 +424,20 @@ export const KEEP_SUSPENSION_IF = (enabled: string) =>
   `suspended_reason = CASE WHEN ${enabled} THEN jobs.suspended_reason END,
    suspended_at = CASE WHEN ${enabled} THEN jobs.suspended_at END`;
 
-/** The toggle: a person switching the job on or off also ends a suspension by the alert policy. */
-export async function setJobEnabled(db: Queryable, id: number, enabled: boolean): Promise<Job | null> {
+/**
+ * The toggle: a person switching the job on or off also ends a suspension by the alert policy.
+ * `changedBy` names who did (SERVICE_AUTH=kubernetes), else null.
+ */
+export async function setJobEnabled(
+  db: Queryable,
+  id: number,
+  enabled: boolean,
+  changedBy: string | null = null,
+): Promise<Job | null> {
   const { rows } = await db.query<JobRow>(
-    `UPDATE jobs SET enabled = $2, suspended_reason = NULL, suspended_at = NULL, updated_at = now()
+    `UPDATE jobs SET enabled = $2, suspended_reason = NULL, suspended_at = NULL, changed_by = $3, updated_at = now()
      WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
-    [id, enabled],
+    [id, enabled, changedBy],
   );
   return rows[0] ? toJob(rows[0]) : null;
 }
@@ -450,12 +486,32 @@ export async function deleteJob(db: Queryable, id: number): Promise<boolean> {
   return (rowCount ?? 0) > 0;
 }
 
-export async function countJobs(db: Queryable): Promise<{ total: number; enabled: number }> {
+/** How many jobs there are, and how many of them fire; of some namespaces only with `filter`. */
+export async function countJobs(
+  db: Queryable,
+  filter: NamespaceFilter | null = null,
+): Promise<{ total: number; enabled: number }> {
+  const values: unknown[] = [];
+  const where = filter ? `WHERE ${namespaceCondition('resource_namespace', filter, values)}` : '';
   const { rows } = await db.query<{ total: number; enabled: number }>(
     `SELECT count(*)::int AS total,
-       (count(*) FILTER (WHERE enabled AND suspended_reason IS NULL))::int AS enabled FROM jobs`,
+       (count(*) FILTER (WHERE enabled AND suspended_reason IS NULL))::int AS enabled FROM jobs ${where}`,
+    values,
   );
   return rows[0]!;
+}
+
+/**
+ * The namespaces that hold jobs, a job not written to one yet counting as in `home` (see
+ * NamespaceFilter); none outside Kubernetes mode.
+ */
+export async function listJobNamespaces(db: Queryable, home: string | null): Promise<string[]> {
+  const { rows } = await db.query<{ namespace: string }>(
+    `SELECT DISTINCT coalesce(resource_namespace, $1::text) AS namespace FROM jobs
+      WHERE coalesce(resource_namespace, $1::text) IS NOT NULL ORDER BY 1`,
+    [home],
+  );
+  return rows.map((row) => row.namespace);
 }
 
 export function jobValues(input: JobInput, source: JobSource = 'api'): unknown[] {

@@ -16,11 +16,26 @@ export interface ResourceRef {
   namespace: string;
   name: string;
   uid: string;
+  /** Its `metadata.generation` as read (the spec's version); undefined writes whatever it is. */
+  generation?: number;
 }
 
 /**
+ * Whether a mirror of `$17` (generation) of `$13` (uid) may overwrite the row: each generation of a
+ * resource is mirrored once, and an older one never. The controller reconciles from its informer's
+ * cache, which can still hold the generation before a change the API made (row and ScheduledJob
+ * together): mirroring that stale spec would undo the change in the row, and the API's next write
+ * of the row (a toggle) would carry it back to the ScheduledJob, losing the change for good.
+ */
+const NEWER_GENERATION = (row: string) =>
+  `($17::bigint IS NULL OR ${row}resource_generation IS NULL OR ${row}resource_uid IS DISTINCT FROM $13
+    OR ${row}resource_generation < $17::bigint)`;
+
+/**
  * Creates or updates the row that mirrors a ScheduledJob, keyed by its namespace and name, so the
- * job keeps its id across controller restarts and edits. A resource that the REST API created
+ * job keeps its id across controller restarts and edits. A change that did not come through the
+ * API (whose write made the row match already) was someone's the service cannot name: `changed_by`
+ * becomes null. A resource that the REST API created
  * carries the id of the row the API inserted first (`adoptId`): that row is taken over rather than
  * a second one inserted. A name already used by another job fails with a unique violation.
  */
@@ -36,6 +51,7 @@ export async function upsertJobForResource(
     ref.name,
     ref.uid,
     ...slotFieldValues(input),
+    ref.generation ?? null,
   ];
   if (adoptId !== null) {
     const { rows } = await db.query<JobRow>(
@@ -43,8 +59,11 @@ export async function upsertJobForResource(
          tags = $7, timezone = $8, enabled = $9, ${KEEP_SUSPENSION_IF('$9::boolean')}, source = $10,
          resource_namespace = $11, resource_name = $12,
          resource_uid = $13, late_after_s = $14, catch_up = $15, allow_duplicate_slots = $16,
-         updated_at = CASE WHEN ${CHANGED} THEN now() ELSE updated_at END
-       WHERE id = $17 AND (resource_name IS NULL OR (resource_namespace = $11 AND resource_name = $12))
+         changed_by = CASE WHEN ${CHANGED} THEN NULL ELSE changed_by END,
+         updated_at = CASE WHEN ${CHANGED} THEN now() ELSE updated_at END,
+         resource_generation = $17
+       WHERE id = $18 AND (resource_name IS NULL OR (resource_namespace = $11 AND resource_name = $12))
+         AND ${NEWER_GENERATION('')}
        RETURNING ${JOB_COLUMNS}`,
       [...values, adoptId],
     );
@@ -52,19 +71,27 @@ export async function upsertJobForResource(
   }
   const { rows } = await db.query<JobRow & { inserted: boolean }>(
     `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
-       resource_namespace, resource_name, resource_uid, ${SLOT_FIELD_COLUMNS})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       resource_namespace, resource_name, resource_uid, ${SLOT_FIELD_COLUMNS}, resource_generation)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
      ON CONFLICT (resource_namespace, resource_name) DO UPDATE SET name = EXCLUDED.name,
        schedule = EXCLUDED.schedule, command = EXCLUDED.command, timeout_s = EXCLUDED.timeout_s,
        retry = EXCLUDED.retry, description = EXCLUDED.description, tags = EXCLUDED.tags,
        timezone = EXCLUDED.timezone, enabled = EXCLUDED.enabled, ${KEEP_SUSPENSION_IF('EXCLUDED.enabled')},
        resource_uid = EXCLUDED.resource_uid, ${SLOT_FIELDS_FROM_EXCLUDED},
-       updated_at = CASE WHEN ${CHANGED_EXCLUDED} THEN now() ELSE jobs.updated_at END
+       changed_by = CASE WHEN ${CHANGED_EXCLUDED} THEN NULL ELSE jobs.changed_by END,
+       updated_at = CASE WHEN ${CHANGED_EXCLUDED} THEN now() ELSE jobs.updated_at END,
+       resource_generation = EXCLUDED.resource_generation
+     WHERE ${NEWER_GENERATION('jobs.')}
      RETURNING ${JOB_COLUMNS}, (xmax = 0) AS inserted`,
     values,
   );
-  const row = rows[0]!;
-  return { job: toJob(row), created: row.inserted };
+  const row = rows[0];
+  if (row) return { job: toJob(row), created: row.inserted };
+  // A generation mirrored already (or an older one): the row stays as it is.
+  const kept = await findJobForResource(db, ref.namespace, ref.name);
+  if (!kept)
+    throw new Error(`the job of ScheduledJob ${ref.namespace}/${ref.name} vanished while it was mirrored`);
+  return { job: kept, created: false };
 }
 
 /** True when an update changes what the job is; a resync that changes nothing keeps `updatedAt`. */
@@ -113,4 +140,21 @@ export async function deleteJobForResource(
     [namespace, name],
   );
   return rows[0]?.id ?? null;
+}
+
+/**
+ * A job's API name and the ScheduledJob it is written to, as far as known (both null for a job not
+ * written to one yet); null when there is no such job. What a caller's access to it is checked on.
+ */
+export async function findJobResource(
+  db: Queryable,
+  jobId: number,
+): Promise<{ name: string; namespace: string | null; resourceName: string | null } | null> {
+  const { rows } = await db.query<{
+    name: string;
+    resource_namespace: string | null;
+    resource_name: string | null;
+  }>('SELECT name, resource_namespace, resource_name FROM jobs WHERE id = $1', [jobId]);
+  const row = rows[0];
+  return row ? { name: row.name, namespace: row.resource_namespace, resourceName: row.resource_name } : null;
 }

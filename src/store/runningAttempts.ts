@@ -15,19 +15,6 @@ export async function findRunningAttempt(db: Queryable, jobId: number): Promise<
   return row ? { executionId: Number(row.id), startedAt: row.started_at, attempt: row.attempt } : null;
 }
 
-/** Keeps where a running attempt's processes are, for the start after a crash (migration 006). */
-export async function recordProcessGroup(
-  db: Queryable,
-  executionId: number,
-  group: ProcessGroup,
-): Promise<void> {
-  await db.query(
-    `UPDATE executions SET process_group = $2, process_start_ticks = $3, process_boot_id = $4
-     WHERE id = $1 AND status = 'running'`,
-    [executionId, group.pgid, group.leaderStartTicks, group.bootId],
-  );
-}
-
 /** An attempt in progress, with who runs it and where its processes are. */
 export interface RunningAttemptOwnership {
   executionId: number;

@@ -1,9 +1,11 @@
+import { SERVICE_STOPPED } from '../domain/failureReasons';
 import { type CatchUp, type LastSlot, SLOT_OUTCOMES, type SlotOutcome } from '../domain/slots';
-import type { SlotClaimEvidence, SlotHold, SlotJudgement, SlotRun } from '../domain/slotRules';
+import type { ActiveRun, SlotClaimEvidence, SlotHold, SlotJudgement, SlotRun } from '../domain/slotRules';
 import type { SchedulerState } from '../domain/schedulerState';
 import { prepared, type Queryable } from './database';
 import { withListVersion } from './listVersions';
 import { SLOT_EVIDENCE_LOCK_KEY, TURNED_LATE_REASON } from './migrations/017_slot_ledger';
+import { pageWithStretches, pruneStretches, stretchOutcomesIn } from './slotStretches';
 
 /** A schedule a job had before an edit, whose slots up to `until` are judged by it. */
 export interface EarlierSchedule {
@@ -317,12 +319,14 @@ export interface RangeEvidence {
   claims: Map<number, Map<number, SlotClaimEvidence>>;
   /** Holds by job, the scheduler's under every job. */
   holds: Map<number, SlotHold[]>;
+  /** By job: its attempts (backfills' aside) that were going at some time of its range. */
+  active: Map<number, ActiveRun[]>;
 }
 
 /**
- * The evidence of the slots in `ranges`, in three statements whatever their number: the first
+ * The evidence of the slots in `ranges`, in four statements whatever their number: the first
  * attempts of runs that name a slot (backfills are not the schedule's), `skipped` rows, claims,
- * and the holds that overlap the ranges.
+ * the holds that overlap the ranges, and the attempts going during them (`activeRunsIn`).
  */
 export async function loadSlotEvidence(db: Queryable, ranges: SlotRange[]): Promise<RangeEvidence> {
   const evidence: RangeEvidence = {
@@ -330,6 +334,7 @@ export async function loadSlotEvidence(db: Queryable, ranges: SlotRange[]): Prom
     skipped: new Map(),
     claims: new Map(),
     holds: new Map(),
+    active: new Map(),
   };
   if (ranges.length === 0) return evidence;
   const rangeValues = [ranges.map((r) => r.jobId), ranges.map((r) => r.after), ranges.map((r) => r.until)];
@@ -411,7 +416,47 @@ export async function loadSlotEvidence(db: Queryable, ranges: SlotRange[]): Prom
   }
   for (const { jobId } of ranges)
     evidence.holds.set(jobId, [...(evidence.holds.get(jobId) ?? []), ...schedulerHolds]);
+  evidence.active = await activeRunsIn(db, ranges);
   return evidence;
+}
+
+/**
+ * The attempts of each range's job that were going at some time of its range while no process
+ * recorded its fire times: those running now, and those a start closed because the service had
+ * stopped during them (a crash: its fire times meanwhile found the job running, though no one
+ * wrote a `skipped` row). A run finished in a live service is not looked at: that service recorded
+ * what its fire times found, by its own clock. Backfills' attempts are aside (they run beside the
+ * schedule), as are `skipped` rows (no run). Those that started within the range, and the latest
+ * two that started before it (runs of a job do not overlap, so more cannot be going then): both
+ * ranges of the job's newest-first index.
+ */
+async function activeRunsIn(db: Queryable, ranges: SlotRange[]): Promise<Map<number, ActiveRun[]>> {
+  const { rows } = await db.query<{ job_id: number; id: string; started_at: Date; finished_at: Date | null }>(
+    prepared(
+      'slot_evidence_active_runs',
+      `SELECT r.job_id, e.id, e.started_at, CASE WHEN e.status = 'running' THEN NULL ELSE e.finished_at END AS finished_at
+         FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[]) AS r(job_id, after, until)
+         CROSS JOIN LATERAL (
+           (SELECT id, started_at, finished_at, status, reason FROM executions e
+             WHERE e.job_id = r.job_id AND e.started_at <= r.after
+               AND e.status <> 'skipped' AND e.trigger IS DISTINCT FROM 'backfill'
+             ORDER BY e.started_at DESC, e.id DESC LIMIT 2)
+           UNION ALL
+           (SELECT id, started_at, finished_at, status, reason FROM executions e
+             WHERE e.job_id = r.job_id AND e.started_at > r.after AND e.started_at < r.until
+               AND e.status <> 'skipped' AND e.trigger IS DISTINCT FROM 'backfill')
+         ) e
+        WHERE e.status = 'running' OR (e.reason = '${SERVICE_STOPPED.code}' AND e.finished_at > r.after)`,
+      [ranges.map((r) => r.jobId), ranges.map((r) => r.after), ranges.map((r) => r.until)],
+    ),
+  );
+  const active = new Map<number, ActiveRun[]>();
+  for (const row of rows) {
+    const runs = active.get(row.job_id) ?? [];
+    active.set(row.job_id, runs);
+    runs.push({ executionId: Number(row.id), startedAt: row.started_at, finishedAt: row.finished_at });
+  }
+  return active;
 }
 
 function bySlot<T>(map: Map<number, Map<number, T>>, jobId: number, at: number, create: () => T): T {
@@ -422,20 +467,30 @@ function bySlot<T>(map: Map<number, Map<number, T>>, jobId: number, at: number, 
   return value;
 }
 
-/** The outcomes already given to slots of some ranges, by job and slot time (ms). */
+/** Slots of a range a stretch's outcomes are read for at most (catch-up windows hold a week of minutes). */
+const MAX_STRETCH_SLOTS_READ = 10_080;
+
+/**
+ * The outcomes already given to slots of some ranges, by job and slot time (ms): rows of `slots`,
+ * and the fire times of stretches (migration 024) where no row of `slots` stands for them.
+ */
 export async function loadJudgedOutcomes(
   db: Queryable,
   ranges: SlotRange[],
 ): Promise<Map<number, Map<number, SlotOutcome>>> {
-  const outcomes = new Map<number, Map<number, SlotOutcome>>();
-  if (ranges.length === 0) return outcomes;
+  if (ranges.length === 0) return new Map();
+  const outcomes = await stretchOutcomesIn(db, ranges, MAX_STRETCH_SLOTS_READ);
   const { rows } = await db.query<{ job_id: number; scheduled_at: Date; outcome: SlotOutcome }>(
     `SELECT s.job_id, s.scheduled_at, s.outcome
      FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[]) AS r(job_id, after, until)
      JOIN slots s ON s.job_id = r.job_id AND s.scheduled_at > r.after AND s.scheduled_at <= r.until`,
     [ranges.map((r) => r.jobId), ranges.map((r) => r.after), ranges.map((r) => r.until)],
   );
-  for (const row of rows) bySlot(outcomes, row.job_id, row.scheduled_at.getTime(), () => row.outcome);
+  for (const row of rows) {
+    let ofJob = outcomes.get(row.job_id);
+    if (!ofJob) outcomes.set(row.job_id, (ofJob = new Map()));
+    ofJob.set(row.scheduled_at.getTime(), row.outcome);
+  }
   return outcomes;
 }
 
@@ -443,6 +498,11 @@ export async function loadJudgedOutcomes(
 export interface JudgedSlot extends SlotJudgement {
   jobId: number;
   scheduledAt: Date;
+  /**
+   * A slot that stands for a stretch (migration 024) as the judge tells it (alerts): its last
+   * slot and how many it holds, `scheduledAt` being its first.
+   */
+  stretch?: { lastScheduledAt: Date; slotCount: number };
 }
 
 /**
@@ -570,7 +630,10 @@ export const LIST_SLOTS_JSON_SQL = `SELECT '[' || coalesce((
              WHERE job_id = $1 AND scheduled_at >= coalesce($2, '-infinity'::timestamptz)
                AND scheduled_at <= coalesce($3, 'infinity'::timestamptz)
              ORDER BY scheduled_at DESC LIMIT $4) AS page
-     ), '') || ']' AS body
+     ), '') || ']' AS body,
+     EXISTS (SELECT 1 FROM slot_stretches st
+              WHERE st.job_id = $1 AND st.first_at <= coalesce($3, 'infinity'::timestamptz)
+                AND st.last_at >= coalesce($2, '-infinity'::timestamptz)) AS stretched
    FROM jobs WHERE id = $1`;
 
 /**
@@ -580,14 +643,15 @@ export const LIST_SLOTS_JSON_SQL = `SELECT '[' || coalesce((
  * The server renders it: a page of a thousand slots parsed into rows and dates and written out
  * again cost the service ten times the statement. `body` is null when the job does not exist;
  * `version` is the slot pages' version (migration 018), read in the same statement, so of the same
- * snapshot as the page.
+ * snapshot as the page. Where a stretch (migration 024) overlaps the range, each of its fire times
+ * is answered as a slot of its own (`pageWithStretches`): one more statement, for those pages only.
  */
 export async function listSlotsJson(
   db: Queryable,
   jobId: number,
   range: { from: Date | null; to: Date | null; limit: number },
 ): Promise<{ body: string | null; version: string }> {
-  const { rows } = await db.query<{ list_version: string; body: string | null }>(
+  const { rows } = await db.query<{ list_version: string; body: string | null; stretched: boolean | null }>(
     prepared('list_slots_json_versioned', withListVersion('slots', LIST_SLOTS_JSON_SQL), [
       jobId,
       range.from,
@@ -595,7 +659,8 @@ export async function listSlotsJson(
       range.limit,
     ]),
   );
-  const { list_version: version, body } = rows[0]!;
+  const { list_version: version, body, stretched } = rows[0]!;
+  if (body !== null && stretched) return { body: await pageWithStretches(db, jobId, range, body), version };
   return { body, version };
 }
 
@@ -650,6 +715,22 @@ export async function claimSlot(
        )
        UPDATE slot_cursors c SET last_outcome = 'late'
        FROM turned t WHERE c.job_id = t.job_id AND c.last_slot_at = t.scheduled_at`,
+      [claim.jobId, claim.scheduledAt, claim.at, TURNED_LATE_REASON],
+    );
+    // A slot of a missed stretch (migration 024) gets a row of its own, turned late the same way.
+    await db.query(
+      `WITH singled_out AS (
+         INSERT INTO slots (job_id, scheduled_at, outcome, started_at, delay_ms, reason, judged_at)
+         SELECT $1, $2, 'late', $3, greatest(0, (extract(epoch FROM $3::timestamptz - $2::timestamptz) * 1000)::bigint),
+                $4, st.judged_at
+         FROM slot_stretches st
+         WHERE st.job_id = $1 AND st.first_at <= $2 AND st.last_at >= $2 AND st.outcome = 'missed'
+           AND NOT EXISTS (SELECT 1 FROM slots s WHERE s.job_id = $1 AND s.scheduled_at = $2)
+         ON CONFLICT (job_id, scheduled_at) DO NOTHING
+         RETURNING job_id, scheduled_at
+       )
+       UPDATE slot_cursors c SET last_outcome = 'late'
+       FROM singled_out t WHERE c.job_id = t.job_id AND c.last_slot_at = t.scheduled_at`,
       [claim.jobId, claim.scheduledAt, claim.at, TURNED_LATE_REASON],
     );
   }
@@ -710,6 +791,7 @@ export async function pruneSlots(db: Queryable, cutoff: Date): Promise<number> {
     );
     removed += rowCount ?? 0;
   }
+  removed += await pruneStretches(db, cutoff);
   await db.query('DELETE FROM slot_claims WHERE scheduled_at < $1', [cutoff]);
   await db.query('DELETE FROM slot_holds WHERE until_at < $1', [cutoff]);
   await db.query('DELETE FROM slot_backfills WHERE finished_at < $1', [cutoff]);

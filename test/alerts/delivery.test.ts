@@ -4,6 +4,7 @@ import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../../src/alerts/webhookSender';
 import { systemClock } from '../../src/domain/clock';
 import { claimDueAlerts, enqueueAlerts, saveAlertConfig } from '../../src/store/alerts';
 import type { Database } from '../../src/store/database';
+import { ManualClock } from '../support/clock';
 import { createTestDatabase } from '../support/database';
 import { createMemoryLogger } from '../support/memoryLogger';
 import { eventually, startTestService, type TestService } from '../support/service';
@@ -222,35 +223,53 @@ describe('alert delivery', () => {
     }
   });
 
+  // The first service's retry must not come due while it runs: with the wall clock it would (600 ms
+  // after each first attempt), and on a loaded machine the three runs alone take longer than that,
+  // so the first alert was tried again, and given up, before the last one was tried at all. Its
+  // clock stands still instead: each alert is tried once and then waits, a state that lasts.
   it('loses nothing and sends nothing twice across a restart of the service', async () => {
+    const clock = new ManualClock('2026-03-10T12:00:00Z');
     receiver.respondWith(() => ({ status: 503 }));
-    const first = await startTestService({ db, alerting: { retryDelaysMs: [600], pollIntervalMs: 50 } });
-    for (const name of ['a', 'b', 'c']) await failOnce(first, `restart-${name}`, `${receiver.url}/restart`);
-    await eventually(async () => receiver.requests.length >= 3);
-    await eventually(async () => (await outbox(db)).every((row) => row.attempts === 1 && row.last_error));
-    await first.stop();
+    const first = await startTestService({
+      db,
+      clock,
+      alerting: { retryDelaysMs: [600], pollIntervalMs: 50 },
+    });
+    try {
+      for (const name of ['a', 'b', 'c']) await failOnce(first, `restart-${name}`, `${receiver.url}/restart`);
+      await eventually(async () => {
+        const rows = await outbox(db);
+        return rows.length === 3 && rows.every((row) => row.attempts === 1 && row.last_error === 'HTTP 503');
+      });
+    } finally {
+      await first.stop();
+    }
+    expect(receiver.requests.map((r) => r.answered)).toEqual([503, 503, 503]);
 
+    clock.advance(600);
     receiver.respondWith(() => ({ status: 200 }));
-    const second = await startTestService({ db, alerting: { pollIntervalMs: 50 } });
+    const second = await startTestService({ db, clock, alerting: { pollIntervalMs: 50 } });
     try {
       await eventually(async () => (await outbox(db)).every((row) => row.state === 'delivered'));
     } finally {
       await second.stop();
     }
-    const third = await startTestService({ db, alerting: { pollIntervalMs: 50 } });
-    await sleep(400);
-    await third.stop();
+    // A third start sends nothing again. The sign that it would have: a new alert, which its worker
+    // claims after any older due one (oldest first), arrives.
+    const third = await startTestService({ db, clock, alerting: { pollIntervalMs: 50 } });
+    try {
+      await failOnce(third, 'restart-d', `${receiver.url}/restart`);
+      await eventually(async () => (await outbox(db))[3]?.state === 'delivered');
+    } finally {
+      await third.stop();
+    }
 
     const byKey = new Map<string, (number | 'hang')[]>();
     for (const request of receiver.requests) {
       const key = String(request.headers['idempotency-key']);
       byKey.set(key, [...(byKey.get(key) ?? []), request.answered]);
     }
-    expect([...byKey.values()]).toEqual([
-      [503, 200],
-      [503, 200],
-      [503, 200],
-    ]);
+    expect([...byKey.values()]).toEqual([[503, 200], [503, 200], [503, 200], [200]]);
   });
 
   it('gives back a send that a stop cuts off, and the next start sends it', async () => {

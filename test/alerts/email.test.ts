@@ -1,3 +1,4 @@
+import { readEnvironment } from '../../src/config/environment';
 import type { Database } from '../../src/store/database';
 import { createTestDatabase } from '../support/database';
 import { eventually, startTestService, type TestService } from '../support/service';
@@ -199,6 +200,78 @@ describe('e-mail alerts', () => {
     }
   });
 
+  // Issue 38: against a server that offers AUTH and no STARTTLS, the password went out in base64 over
+  // plain TCP. A user name now means TLS or no AUTH at all, unless the configuration says otherwise.
+  it('never send the password over a connection without TLS: the delivery fails saying so, and is retried', async () => {
+    const smtp = await TestSmtpServer.start({
+      certificate,
+      secure: false,
+      startTls: false,
+      user: USER,
+      password: PASSWORD,
+    });
+    const db: Database = await createTestDatabase();
+    const service = await startTestService({
+      db,
+      env: smtpEnv(smtp, false),
+      alerting: { pollIntervalMs: 50, retryDelaysMs: [100], smtpTls: { ca: certificate.cert } },
+    });
+    try {
+      await runJob(
+        service,
+        { name: 'no-starttls', command: 'exit 1' },
+        { emails: [{ to: ['ops@example.com'], events: ['failed'] }] },
+      );
+      const row = await eventually(async () => {
+        const { rows } = await db.pool.query('SELECT state, attempts, last_error FROM alert_outbox');
+        return rows[0]?.state !== 'pending' && rows[0];
+      });
+      expect(smtp.authentications).toEqual([]);
+      expect(row).toMatchObject({ state: 'failed', attempts: 2 });
+      expect(row.last_error).toMatch(
+        /^TLS is required to authenticate to the SMTP server, and it did not start: /,
+      );
+      expect(row.last_error).toContain('SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH');
+      const retried = service.logger.lines.find((l) => l.msg === 'alert delivery failed; will retry');
+      expect(retried).toMatchObject({ channel: 'email', attempt: 1, error: row.last_error });
+      expect(smtp.received).toEqual([]);
+      const written = JSON.stringify(service.logger.lines) + JSON.stringify(row);
+      expect(written).not.toContain(PASSWORD);
+      expect(written).not.toContain(Buffer.from(`\0${USER}\0${PASSWORD}`).toString('base64'));
+    } finally {
+      await service.stop();
+      await db.close();
+      await smtp.close();
+    }
+  });
+
+  it('authenticate over a plain connection only with SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH=true', async () => {
+    const smtp = await TestSmtpServer.start({
+      certificate,
+      secure: false,
+      startTls: false,
+      user: USER,
+      password: PASSWORD,
+    });
+    const service = await startTestService({
+      env: { ...smtpEnv(smtp, false), SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH: 'true' },
+      alerting: { pollIntervalMs: 50, smtpTls: { ca: certificate.cert } },
+    });
+    try {
+      await runJob(
+        service,
+        { name: 'plaintext-allowed', command: 'exit 1' },
+        { emails: [{ to: ['ops@example.com'], events: ['failed'] }] },
+      );
+      await eventually(async () => smtp.received.length >= 1);
+      expect(smtp.authentications).toEqual([{ username: USER, password: PASSWORD, secure: false }]);
+      expect(smtp.received[0]).toMatchObject({ secure: false, user: USER });
+    } finally {
+      await service.stop();
+      await smtp.close();
+    }
+  });
+
   it('are skipped with one warning when SERVICE_SMTP_HOST is not set, and webhooks still fire', async () => {
     const receiver = await Receiver.start();
     const db: Database = await createTestDatabase();
@@ -226,5 +299,22 @@ describe('e-mail alerts', () => {
       await db.close();
       await receiver.close();
     }
+  });
+});
+
+describe('SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH', () => {
+  it('is off unless set to true', () => {
+    const smtp = (value?: string) =>
+      readEnvironment({
+        SERVICE_SMTP_HOST: 'mail.example.com',
+        ...(value !== undefined && { SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH: value }),
+      }).smtp;
+    expect(smtp()?.allowPlaintextAuth).toBe(false);
+    expect(smtp('')?.allowPlaintextAuth).toBe(false);
+    expect(smtp('false')?.allowPlaintextAuth).toBe(false);
+    expect(smtp('true')?.allowPlaintextAuth).toBe(true);
+    expect(() => smtp('yes')).toThrow(
+      'invalid environment: SERVICE_SMTP_ALLOW_PLAINTEXT_AUTH: must be true or false',
+    );
   });
 });

@@ -29,6 +29,23 @@ export function clusterApi(kubeconfigPath: string): ClusterApi {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
   if (!kc.getCurrentCluster()) throw new Error(`${kubeconfigPath} names no current cluster`);
+  return clusterApiOf(kc);
+}
+
+/** The same cluster's API as the bearer of `token` (a ServiceAccount's, a person's). */
+export function clusterApiAs(api: ClusterApi, token: string): ClusterApi {
+  const cluster = api.kc.getCurrentCluster()!;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: 'bearer', token }],
+    contexts: [{ name: 'bearer', cluster: cluster.name, user: 'bearer' }],
+    currentContext: 'bearer',
+  });
+  return clusterApiOf(kc);
+}
+
+function clusterApiOf(kc: KubeConfig): ClusterApi {
   return {
     kc,
     core: kc.makeApiClient(CoreV1Api),

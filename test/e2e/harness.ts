@@ -10,6 +10,7 @@ import { CrondeckProcess, crondeckArgv, freePort } from './crondeckProcess';
 import { type E2eDatabase, provideDatabase } from './database';
 import { hasSchedulableNode, KubeletPlayer } from './kubeletPlayer';
 import { installChart, SERVICE_ACCOUNTS } from './helmChart';
+import { bindInNamespace, grantNonResourceUrls, type Identity, serviceAccountIdentity } from './identities';
 import { writeServiceAccountKubeconfig } from './serviceAccountKubeconfig';
 import { addressFacingNodes } from './reportAddress';
 
@@ -29,6 +30,21 @@ export interface E2eTarget {
   stop(): Promise<void>;
 }
 
+/**
+ * How `crondeck serve` authenticates /api (CRONDECK_E2E_AUTH): `kubernetes` (the chart's default),
+ * each caller's own token with RBAC deciding, the suite calling as an operator of its namespace;
+ * `token`, one shared token (only where serve listens beyond loopback).
+ */
+export type E2eAuth = 'kubernetes' | 'token';
+
+export function e2eAuth(env: NodeJS.ProcessEnv = process.env): E2eAuth {
+  const mode = env.CRONDECK_E2E_AUTH || 'kubernetes';
+  if (mode !== 'kubernetes' && mode !== 'token') {
+    throw new Error(`CRONDECK_E2E_AUTH must be kubernetes or token, not ${mode}`);
+  }
+  return mode;
+}
+
 export const LEASE_NAME = 'crondeck-controller';
 export const CONTROLLER_IDENTITIES = ['e2e-controller-a', 'e2e-controller-b'];
 const REPORT_SECRET = randomBytes(24).toString('hex');
@@ -37,6 +53,12 @@ const REPORT_SECRET = randomBytes(24).toString('hex');
 export interface E2eHarness {
   api: ClusterApi;
   namespace: string;
+  auth: E2eAuth;
+  /**
+   * Kubernetes mode: who `rest` calls as, a ServiceAccount of the namespace with the built-in
+   * `edit` there and the scheduler's non-resource URLs (docs/security.md's operator); else null.
+   */
+  operator: Identity | null;
   serveUrl: string;
   receiver: Receiver;
   controllers: CrondeckProcess[];
@@ -45,6 +67,13 @@ export interface E2eHarness {
   /** Bounds of the waits: a real cluster pulls images and fires on minute boundaries. */
   bounds: { fireMs: number; runMs: number; settleMs: number; gcMs: number };
   rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: Obj }>;
+  /** The same with `bearer` as the Authorization (null: none). */
+  restAs(
+    bearer: string | null,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Obj }>;
   /** What the processes said last, for a failure's message. */
   diagnostics(): string;
   stop(): Promise<void>;
@@ -83,8 +112,9 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
     // As users install it: the chart, whose Roles the processes then speak under. `0`: the CRDs
     // alone, the processes with the kubeconfig's own credentials.
     const withChart = env.CRONDECK_E2E_HELM !== '0';
+    const auth = e2eAuth(env);
     if (withChart) {
-      const release = await installChart(target.kubeconfig, namespace);
+      const release = await installChart(target.kubeconfig, namespace, auth);
       cleanups.push(release.uninstall);
     } else {
       await installCrds(api);
@@ -107,10 +137,11 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
     // Pods that report from elsewhere than loopback (a cluster's nodes) reach serve from outside
     // this machine: it listens there, with a token for its API (pods report with per-job tokens).
     const host = new URL(reportUrl).hostname === '127.0.0.1' ? '127.0.0.1' : '0.0.0.0';
-    const apiToken = host === '127.0.0.1' ? null : randomBytes(24).toString('hex');
+    const apiToken = host === '127.0.0.1' || auth === 'kubernetes' ? null : randomBytes(24).toString('hex');
     const credentials = withChart
       ? await chartCredentials(api, namespace, cleanups)
       : { serve: target.kubeconfig, controller: target.kubeconfig };
+    const operator = auth === 'kubernetes' ? await operatorOf(api, namespace, cleanups) : null;
     const common = {
       DATABASE_URL: db.url,
       SERVICE_REPORT_SECRET: REPORT_SECRET,
@@ -125,6 +156,7 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
       SERVICE_RUNTIME: 'kubernetes',
       PORT: String(port),
       HOST: host,
+      ...(auth === 'kubernetes' ? { SERVICE_AUTH: 'kubernetes' } : {}),
       ...(apiToken ? { SERVICE_API_TOKEN: apiToken } : {}),
     });
     processes.push(serve);
@@ -160,9 +192,23 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
 
     const receiver = await Receiver.start();
     cleanups.push(() => receiver.close());
+    const restAs: E2eHarness['restAs'] = async (bearer, method, path, body) => {
+      const response = await fetch(serveUrl + path, {
+        method,
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? (JSON.parse(text) as Obj) : {} };
+    };
     return {
       api,
       namespace,
+      auth,
+      operator,
       serveUrl,
       receiver,
       controllers,
@@ -170,18 +216,8 @@ export async function startE2e(target: E2eTarget, env: NodeJS.ProcessEnv = proce
       bounds: target.real
         ? { fireMs: 75_000, runMs: 90_000, settleMs: 3000, gcMs: 60_000 }
         : { fireMs: 15_000, runMs: 30_000, settleMs: 1500, gcMs: 15_000 },
-      async rest(method, path, body) {
-        const response = await fetch(serveUrl + path, {
-          method,
-          headers: {
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-            ...(apiToken ? { authorization: `Bearer ${apiToken}` } : {}),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        const text = await response.text();
-        return { status: response.status, body: text ? (JSON.parse(text) as Obj) : {} };
-      },
+      rest: (method, path, body) => restAs(operator?.token ?? apiToken, method, path, body),
+      restAs,
       diagnostics,
       stop,
     };
@@ -229,6 +265,28 @@ async function chartCredentials(
   await writeServiceAccountKubeconfig(api, namespace, SERVICE_ACCOUNTS.api, serve);
   await writeServiceAccountKubeconfig(api, namespace, SERVICE_ACCOUNTS.controller, controller);
   return { serve, controller };
+}
+
+/**
+ * The suite's own caller in kubernetes mode, granted as docs/security.md says to grant a team and
+ * an operator: the built-in `edit` in the namespace (jobs, runs, backfills; the run-now Job's
+ * `create jobs`), and the scheduler's pause, resume and status through a ClusterRole of
+ * non-resource URLs (removed with the rest).
+ */
+async function operatorOf(
+  api: ClusterApi,
+  namespace: string,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<Identity> {
+  const operator = await serviceAccountIdentity(api, namespace, 'e2e-operator');
+  await bindInNamespace(api, namespace, operator, { clusterRole: 'edit' });
+  const revoke = await grantNonResourceUrls(api, `${namespace}-scheduler`, operator, {
+    // Crondeck checks its paths under /crondeck (src/auth/accessRules.ts).
+    nonResourceURLs: ['/crondeck/api/scheduler/*'],
+    verbs: ['get', 'post'],
+  });
+  cleanups.push(revoke);
+  return operator;
 }
 
 /** Polls `check` until it gives a truthy value, for at most `ms`; fails naming what it waited for. */

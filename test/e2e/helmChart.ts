@@ -18,6 +18,7 @@ export const SERVICE_ACCOUNTS = { api: `${RELEASE}-api`, controller: `${RELEASE}
 export async function installChart(
   kubeconfig: string,
   namespace: string,
+  auth: 'kubernetes' | 'token',
 ): Promise<{ uninstall: () => Promise<unknown> }> {
   const { stdout } = await run('bash', [resolve(ROOT, 'scripts/kube-tools.sh')], { timeout: 300_000 });
   const helm = resolve(stdout.trim(), 'helm');
@@ -37,6 +38,8 @@ export async function installChart(
         'postgresql.enabled=false,database.existingSecret=crondeck-e2e-database',
         '--set',
         `serviceAccount.api.name=${SERVICE_ACCOUNTS.api},serviceAccount.controller.name=${SERVICE_ACCOUNTS.controller}`,
+        '--set',
+        `auth.mode=${auth}`,
       ],
       { timeout: 300_000 },
     );

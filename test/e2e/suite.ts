@@ -3,12 +3,14 @@ import type { V1CronJob, V1Job } from '@kubernetes/client-node';
 import { statusOf } from './clusterApi';
 import {
   CONTROLLER_IDENTITIES,
+  e2eAuth,
   type E2eHarness,
   type E2eTarget,
   LEASE_NAME,
   startE2e,
   within,
 } from './harness';
+import { describeRbac } from './rbac';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -339,8 +341,16 @@ export function describeE2e(title: string, provideTarget: () => Promise<E2eTarge
           !pods.some((p) => (p.metadata?.ownerReferences ?? []).some((ref) => jobUids.has(ref.uid)))
         );
       });
-      expect((await h.rest('GET', `/api/jobs/${jobId}`)).status).toBe(404);
+      expect(
+        ((await h.rest('GET', '/api/jobs')).body as unknown as Obj[]).map((job) => job.id),
+      ).not.toContain(jobId);
+      // Kubernetes mode: a caller who may not get every namespace's jobs learns nothing of one that
+      // is not there (the 403 of a job not seen: docs/security.md).
+      expect((await h.rest('GET', `/api/jobs/${jobId}`)).status).toBe(h.auth === 'kubernetes' ? 403 : 404);
     }, 120_000);
+
+    // Kubernetes mode: every row of docs/security.md's access table, for three people.
+    if (e2eAuth() === 'kubernetes') describeRbac(() => h);
 
     it('runs two controllers on one Lease: when the leader stops, the other takes over', async () => {
       const holder = async () =>

@@ -51,6 +51,8 @@ describe('executions API', () => {
       reasonMessage: null,
       scheduledAt: null,
       trigger: null,
+      // Who ran it by hand, with SERVICE_AUTH=kubernetes (docs/api.md): no one is named without it.
+      triggeredBy: null,
     });
   });
 

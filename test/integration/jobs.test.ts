@@ -44,6 +44,9 @@ describe('jobs API', () => {
       catchUp: { policy: 'none', maxRuns: 10, withinSeconds: 3600 },
       allowDuplicateSlots: false,
       lastSlot: null,
+      // Kubernetes mode's (docs/api.md): no namespace locally, no one named without SERVICE_AUTH=kubernetes.
+      namespace: null,
+      changedBy: null,
     });
   });
 

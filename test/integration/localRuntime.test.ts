@@ -122,6 +122,7 @@ describe('local runtime', () => {
       // A run by hand is for no slot.
       scheduledAt: null,
       trigger: null,
+      triggeredBy: null,
       stdout: '',
       stderr: '',
     });

@@ -29,8 +29,9 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 const RELEASE_NAMESPACE = 'crondeck';
 const WATCHED = 'jobs';
 
-/** The chart as `helm install rel -n crondeck --set watchNamespace=jobs` renders it. */
-const chart = () => helmTemplate(['--namespace', RELEASE_NAMESPACE, '--set', `watchNamespace=${WATCHED}`]);
+/** The chart as `helm install rel -n crondeck --set watchNamespace=jobs …` renders it. */
+const chart = (...args: string[]) =>
+  helmTemplate(['--namespace', RELEASE_NAMESPACE, '--set', `watchNamespace=${WATCHED}`, ...args]);
 
 const RBAC_PATHS: Record<string, string> = {
   ServiceAccount: 'api/v1/namespaces/NS/serviceaccounts',
@@ -40,15 +41,20 @@ const RBAC_PATHS: Record<string, string> = {
   ClusterRoleBinding: 'apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
 };
 
-async function asAdmin(emu: KubeEmulator, path: string, body: unknown): Promise<Obj> {
+/** POSTs `body` to the emulator as the bearer of `token`: the status and the answer. */
+async function post(emu: KubeEmulator, token: string, path: string, body: unknown) {
   const response = await fetch(`${emu.url}/${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${emu.adminToken}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
   });
-  const answer = (await response.json()) as Obj;
-  if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
-  return answer;
+  return { status: response.status, body: (await response.json()) as Obj };
+}
+
+async function asAdmin(emu: KubeEmulator, path: string, body: unknown): Promise<Obj> {
+  const answer = await post(emu, emu.adminToken, path, body);
+  if (answer.status !== 201) throw new Error(`${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
 }
 
 /** Applies the chart's ServiceAccounts and RBAC objects, as `helm install` creates them. */
@@ -58,14 +64,23 @@ async function applyPermissions(emu: KubeEmulator, objects: K8sObject[]): Promis
   }
 }
 
-/** A kubeconfig speaking as a ServiceAccount, with a token from its TokenRequest. */
-async function kubeConfigOf(emu: KubeEmulator, serviceAccount: string): Promise<KubeConfig> {
+/** A token of a ServiceAccount, from its TokenRequest (what `kubectl create token` asks). */
+async function tokenOf(emu: KubeEmulator, serviceAccount: string, namespace = RELEASE_NAMESPACE) {
   const request = await asAdmin(
     emu,
-    `api/v1/namespaces/${RELEASE_NAMESPACE}/serviceaccounts/${serviceAccount}/token`,
-    { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: [] } },
+    `api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`,
+    {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { audiences: [] },
+    },
   );
-  return kubeConfigFor(emu, request.status.token as string);
+  return request.status.token as string;
+}
+
+/** A kubeconfig speaking as a ServiceAccount of the release namespace. */
+async function kubeConfigOf(emu: KubeEmulator, serviceAccount: string): Promise<KubeConfig> {
+  return kubeConfigFor(emu, await tokenOf(emu, serviceAccount));
 }
 
 /** The environment of the first container of the chart's Deployment `name`, as its pod sees it. */
@@ -77,7 +92,7 @@ function podEnv(objects: K8sObject[], name: string): NodeJS.ProcessEnv {
   });
 }
 
-describe('the API and the controller with the permissions the chart grants', () => {
+describe('the API (token mode) and the controller with the permissions the chart grants', () => {
   let emu: KubeEmulator;
   let db: Database;
   let service: RunningService;
@@ -86,7 +101,8 @@ describe('the API and the controller with the permissions the chart grants', () 
 
   beforeAll(async () => {
     kubeTools();
-    const objects = chart();
+    // Token mode: the API writes the cluster with its own ServiceAccount, as before auth.mode.
+    const objects = chart('--set', 'auth.mode=token');
     ({ emu } = await startCluster());
     await asAdmin(emu, 'api/v1/namespaces', { metadata: { name: WATCHED } });
     await applyPermissions(emu, objects);
@@ -234,4 +250,312 @@ describe('the API and the controller with the permissions the chart grants', () 
     const refused = controllerLog.lines.filter((line) => JSON.stringify(line).includes('forbidden'));
     expect(refused).toEqual([]);
   }, 60_000);
+});
+
+/** Crondeck's RBAC questions (docs/security.md) for one namespace, as SubjectAccessReview attributes. */
+const crondeck = (verb: string, resource: string, subresource?: string) => ({
+  verb,
+  group: 'crondeck.dev',
+  resource,
+  ...(subresource ? { subresource } : {}),
+});
+const batch = (verb: string, resource: string) => ({ verb, group: 'batch', resource });
+/** What reading a namespace's jobs asks: lists, one job, its alert configuration. */
+const READS = {
+  'list scheduledjobs': crondeck('list', 'scheduledjobs'),
+  'get scheduledjobs': crondeck('get', 'scheduledjobs'),
+  'watch scheduledjobs': crondeck('watch', 'scheduledjobs'),
+  'get scheduledjobs/status': crondeck('get', 'scheduledjobs', 'status'),
+  'get alertconfigs': crondeck('get', 'alertconfigs'),
+};
+/** What managing them asks, through Crondeck and through kubectl, run now and backfill included. */
+const WRITES = {
+  'create scheduledjobs': crondeck('create', 'scheduledjobs'),
+  'update scheduledjobs': crondeck('update', 'scheduledjobs'),
+  'patch scheduledjobs': crondeck('patch', 'scheduledjobs'),
+  'delete scheduledjobs': crondeck('delete', 'scheduledjobs'),
+  'create scheduledjobs/run': crondeck('create', 'scheduledjobs', 'run'),
+  'update alertconfigs': crondeck('update', 'alertconfigs'),
+  // The run-now Job, created with the caller's token from the job's CronJob.
+  'get cronjobs': batch('get', 'cronjobs'),
+  'create jobs': batch('create', 'jobs'),
+};
+const TEAM_A = 'team-a';
+const TEAM_B = 'team-b';
+const PEOPLE = 'people';
+
+/**
+ * Kubernetes mode (the chart's default): people sign in with their own tokens, and the API asks
+ * the API server what each may do. The chart's ClusterRoles for people are applied to the
+ * emulated cluster, whose ClusterRole aggregation controller folds them into the built-in view,
+ * edit and admin (test/support/kube/bootstrapPolicy.ts); ServiceAccounts of people are bound to
+ * those built-in roles in one namespace, as a cluster's admin grants a team (and one to `view`
+ * cluster-wide), and the API's own ServiceAccount asks the SubjectAccessReviews, as `crondeck
+ * serve` does for every request; `crondeck serve` itself runs as that account, with the chart's
+ * environment, for the requests about no namespace.
+ */
+describe('who may do what in kubernetes mode, through the chart’s roles and the built-in ones', () => {
+  let emu: KubeEmulator;
+  let apiToken: string;
+  let db: Database;
+  let service: RunningService;
+  const person = (name: string) => ({
+    user: `system:serviceaccount:${PEOPLE}:${name}`,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${PEOPLE}`, 'system:authenticated'],
+  });
+  /** The API server's answer to the API's SubjectAccessReview: whether `who` may, in `namespace`. */
+  const may = async (who: string, attributes: Obj, namespace: string) => {
+    const review = await post(emu, apiToken, 'apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { ...person(who), resourceAttributes: { ...attributes, namespace } },
+    });
+    expect(review.status).toBe(201);
+    return review.body.status.allowed as boolean;
+  };
+  /** Each question's answer for `who` in `namespace`, by name. */
+  const answers = async (who: string, namespace: string, questions: Record<string, Obj>) =>
+    Object.fromEntries(
+      await Promise.all(
+        Object.entries(questions).map(async ([name, attributes]) => [
+          name,
+          await may(who, attributes, namespace),
+        ]),
+      ),
+    );
+  const all = (questions: Record<string, Obj>, allowed: boolean) =>
+    Object.fromEntries(Object.keys(questions).map((name) => [name, allowed]));
+
+  beforeAll(async () => {
+    kubeTools();
+    ({ emu } = await startCluster());
+    // startCluster made the release namespace.
+    for (const namespace of [WATCHED, TEAM_A, TEAM_B, PEOPLE]) {
+      await asAdmin(emu, 'api/v1/namespaces', { metadata: { name: namespace } });
+    }
+    await applyPermissions(emu, chart());
+    expect(
+      ['view', 'edit', 'admin'].filter(
+        (name) =>
+          !emu.objects('rbac.authorization.k8s.io/clusterroles').some((r) => r.metadata.name === name),
+      ),
+    ).toEqual([]);
+    for (const [name, role] of [
+      ['viewer', 'view'],
+      ['editor', 'edit'],
+      ['namespace-admin', 'admin'],
+      ['outsider', null],
+      ['cluster-viewer', null],
+    ] as const) {
+      await asAdmin(emu, `api/v1/namespaces/${PEOPLE}/serviceaccounts`, { metadata: { name } });
+      if (!role) continue;
+      await asAdmin(emu, `apis/rbac.authorization.k8s.io/v1/namespaces/${TEAM_A}/rolebindings`, {
+        metadata: { name: `${name}-${role}` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'ServiceAccount', name, namespace: PEOPLE }],
+      });
+    }
+    // The built-in view in every namespace: a ClusterRoleBinding, which non-resource rules need.
+    await asAdmin(emu, 'apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      metadata: { name: 'cluster-viewer-view' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'ServiceAccount', name: 'cluster-viewer', namespace: PEOPLE }],
+    });
+    apiToken = await tokenOf(emu, 'rel-crondeck-api');
+
+    db = await serverDatabase();
+    const apiEnv = podEnv(chart(), 'rel-crondeck');
+    service = await serveOnCluster(db, await kubeConfigOf(emu, 'rel-crondeck-api'), undefined, {
+      env: Object.fromEntries(
+        [
+          'POD_NAMESPACE',
+          'CRONDECK_WATCH_NAMESPACE',
+          'SERVICE_AUTH',
+          'SERVICE_AUTH_CACHE_SECONDS',
+          'SERVICE_AUTH_REVIEW_TIMEOUT_MS',
+        ].flatMap((name) => (apiEnv[name] === undefined ? [] : [[name, apiEnv[name]!]])),
+      ),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await service?.stop();
+    await emu?.stop();
+    await db?.close();
+  });
+
+  it('lets a team with the built-in edit on its namespace manage and run its jobs there, and nowhere else', async () => {
+    expect(await answers('editor', TEAM_A, { ...READS, ...WRITES })).toEqual(
+      all({ ...READS, ...WRITES }, true),
+    );
+    expect(await answers('editor', TEAM_B, { ...READS, ...WRITES })).toEqual(
+      all({ ...READS, ...WRITES }, false),
+    );
+  });
+
+  it('lets a viewer read, and neither change nor run, its namespace’s jobs', async () => {
+    expect(await answers('viewer', TEAM_A, READS)).toEqual(all(READS, true));
+    expect(await answers('viewer', TEAM_A, WRITES)).toEqual({
+      ...all(WRITES, false),
+      // The built-in view reads CronJobs: what a run now reads, not what it writes.
+      'get cronjobs': true,
+    });
+    expect(await answers('viewer', TEAM_B, READS)).toEqual(all(READS, false));
+  });
+
+  it('gives the built-in admin what edit gives (view ⊂ edit ⊂ admin), and someone bound to nothing nothing', async () => {
+    expect(await answers('namespace-admin', TEAM_A, { ...READS, ...WRITES })).toEqual(
+      all({ ...READS, ...WRITES }, true),
+    );
+    for (const namespace of [TEAM_A, TEAM_B]) {
+      expect(await answers('outsider', namespace, { ...READS, ...WRITES })).toEqual(
+        all({ ...READS, ...WRITES }, false),
+      );
+    }
+  });
+
+  /** The API server's answer to the API's non-resource SubjectAccessReview for `who`. */
+  const mayCall = async (who: string, verb: string, path: string) => {
+    const review = await post(emu, apiToken, 'apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { ...person(who), nonResourceAttributes: { verb, path } },
+    });
+    return review.body.status.allowed as boolean;
+  };
+
+  it('gives nobody pause, resume or the mailbox through the chart’s roles: explicit grants only', async () => {
+    for (const who of ['viewer', 'editor', 'namespace-admin', 'outsider', 'cluster-viewer']) {
+      for (const [verb, path] of [
+        ['post', '/crondeck/api/scheduler/pause'],
+        ['post', '/crondeck/api/scheduler/resume'],
+        ['get', '/crondeck/api/drafts'],
+        ['get', '/crondeck/api/labels/1/messages'],
+        ['get', '/crondeck/api/messages/1'],
+        ['post', '/crondeck/api/messages'],
+        ['delete', '/crondeck/api/drafts/1'],
+      ] as const) {
+        expect([who, verb, path, await mayCall(who, verb, path)]).toEqual([who, verb, path, false]);
+      }
+    }
+  });
+
+  /** The service's answer to `who`'s request: its status, and the error of a refusal. */
+  const callAs = async (who: string, method: string, path: string) => {
+    const token = await tokenOf(emu, who, PEOPLE);
+    const response = await fetch(service.url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const body = (await response.json()) as Obj;
+    return { status: response.status, ...(response.status === 403 ? { error: body.error } : {}) };
+  };
+  /** What the dashboard reads about no namespace, and the mailbox's reads. */
+  const DASHBOARD_READS = ['/api/scheduler/status', '/api/cron/describe?expr=0%203%20*%20*%20*'];
+  const MAILBOX_READS = ['/api/drafts', '/api/labels', '/api/labels/1/messages', '/api/messages/1'];
+
+  it('refuses a signed-in user granted nothing the scheduler’s status and the mailbox’s reads, whatever system:discovery grants', async () => {
+    // Kubernetes' bootstrap system:discovery grants every authenticated user `get` on /api/* (the
+    // API server's own discovery): Crondeck asks about its paths under /crondeck, where it does not.
+    expect(await mayCall('outsider', 'get', '/api/scheduler/status')).toBe(true);
+    for (const path of [...DASHBOARD_READS, ...MAILBOX_READS]) {
+      const checked = `/crondeck${path.split('?')[0]}`;
+      expect([path, await callAs('outsider', 'GET', path)]).toEqual([
+        path,
+        {
+          status: 403,
+          error: `User "system:serviceaccount:${PEOPLE}:outsider" cannot get path "${checked}"`,
+        },
+      ]);
+    }
+  });
+
+  it('lets the chart’s roles read the scheduler’s status and describe schedules where bound cluster-wide, never through a RoleBinding', async () => {
+    const statuses = async (who: string, paths: string[]) =>
+      Object.fromEntries(
+        await Promise.all(paths.map(async (path) => [path, (await callAs(who, 'GET', path)).status])),
+      );
+    const each = (paths: string[], status: number) => Object.fromEntries(paths.map((path) => [path, status]));
+    // The built-in view, bound with a ClusterRoleBinding: the chart's view rules aggregated into it.
+    expect(await statuses('cluster-viewer', DASHBOARD_READS)).toEqual(each(DASHBOARD_READS, 200));
+    expect(await statuses('cluster-viewer', MAILBOX_READS)).toEqual(each(MAILBOX_READS, 403));
+    expect((await callAs('cluster-viewer', 'POST', '/api/scheduler/pause')).status).toBe(403);
+    // A RoleBinding grants no non-resource URL, whatever its role holds.
+    for (const who of ['viewer', 'editor', 'namespace-admin']) {
+      expect([who, await statuses(who, DASHBOARD_READS)]).toEqual([who, each(DASHBOARD_READS, 403)]);
+    }
+  });
+
+  it('lets the API’s own ServiceAccount review tokens and access, read and pause, and write nothing else', async () => {
+    const token = await tokenOf(emu, 'editor', PEOPLE);
+    const reviewed = await post(emu, apiToken, 'apis/authentication.k8s.io/v1/tokenreviews', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token },
+    });
+    expect(reviewed).toMatchObject({
+      status: 201,
+      body: { status: { authenticated: true, user: { username: `system:serviceaccount:${PEOPLE}:editor` } } },
+    });
+    const api = 'system:serviceaccount:crondeck:rel-crondeck-api';
+    const asApi = async (attributes: Obj) => {
+      const review = await post(emu, emu.adminToken, 'apis/authorization.k8s.io/v1/subjectaccessreviews', {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: api,
+          groups: ['system:serviceaccounts', 'system:authenticated'],
+          resourceAttributes: attributes,
+        },
+      });
+      return review.body.status.allowed as boolean;
+    };
+    const inWatched = async (questions: Record<string, Obj>) =>
+      Object.fromEntries(
+        await Promise.all(
+          Object.entries(questions).map(async ([name, attributes]) => [
+            name,
+            await asApi({ ...attributes, namespace: WATCHED }),
+          ]),
+        ),
+      );
+    expect(
+      await inWatched({
+        'list scheduledjobs': crondeck('list', 'scheduledjobs'),
+        'watch alertconfigs': crondeck('watch', 'alertconfigs'),
+        'list cronjobs': batch('list', 'cronjobs'),
+        'patch cronjobs': batch('patch', 'cronjobs'),
+      }),
+    ).toEqual({
+      'list scheduledjobs': true,
+      'watch alertconfigs': true,
+      'list cronjobs': true,
+      'patch cronjobs': true,
+    });
+    expect(
+      await inWatched({
+        'create scheduledjobs': crondeck('create', 'scheduledjobs'),
+        'patch scheduledjobs': crondeck('patch', 'scheduledjobs'),
+        'delete scheduledjobs': crondeck('delete', 'scheduledjobs'),
+        'create jobs': batch('create', 'jobs'),
+      }),
+    ).toEqual({
+      'create scheduledjobs': false,
+      'patch scheduledjobs': false,
+      'delete scheduledjobs': false,
+      'create jobs': false,
+    });
+    // And the API server refuses it as it would refuse the service itself.
+    const created = await post(
+      emu,
+      apiToken,
+      `apis/crondeck.dev/v1alpha1/namespaces/${WATCHED}/scheduledjobs`,
+      {
+        apiVersion: 'crondeck.dev/v1alpha1',
+        kind: 'ScheduledJob',
+        metadata: { name: 'by-the-service' },
+        spec: { schedule: '0 3 * * *', command: 'true' },
+      },
+    );
+    expect(created.status).toBe(403);
+  });
 });

@@ -14,9 +14,13 @@ import { CONTROLLER_VARIABLES, readControllerEnvironment } from '../../src/confi
 import { readEnvironment, SERVICE_VARIABLES } from '../../src/config/environment';
 import { CLEANUP_FINALIZER } from '../../src/controller/scheduledJobs/scheduledJobReconciler';
 import {
+  API_REVIEW_RULES,
   API_RULES,
+  API_RULES_KUBERNETES_AUTH,
   CONTROLLER_RULES,
   LEASE_RULES,
+  USER_EDIT_RULES,
+  USER_VIEW_RULES,
   flattenRules,
   problemsOf,
   securityProblems,
@@ -44,6 +48,8 @@ const ALL_ON = [
   '--api-versions',
   'monitoring.coreos.com/v1',
 ];
+/** The shared token of one machine (docs/security.md), as before auth.mode came. */
+const TOKEN_MODE = ['--set', 'auth.mode=token'];
 const CI_FILES = readdirSync(path.join(CHART_DIR, 'ci')).filter((f) => f.endsWith('.yaml'));
 
 const VALUE_SETS: Array<[string, string[]]> = [
@@ -172,10 +178,9 @@ describe('the chart with the default values', () => {
       name: 'rel-crondeck-postgresql',
       key: 'DATABASE_URL',
     });
-    expect(e.SERVICE_API_TOKEN!.valueFrom.secretKeyRef).toEqual({
-      name: 'rel-crondeck-api-token',
-      key: 'SERVICE_API_TOKEN',
-    });
+    // Each caller's own Kubernetes token, and no shared one.
+    expect(e.SERVICE_AUTH!.value).toBe('kubernetes');
+    expect(e.SERVICE_API_TOKEN).toBeUndefined();
     expect(e.SERVICE_REPORT_SECRET!.valueFrom.secretKeyRef).toEqual({
       name: 'rel-crondeck-report-secret',
       key: 'SERVICE_REPORT_SECRET',
@@ -189,10 +194,11 @@ describe('the chart with the default values', () => {
     expect(denied.webhookDenyCidrs).toEqual(['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128']);
     // Every variable the chart sets is one the program reads.
     const read = new Set([...SERVICE_VARIABLES, ...CONTROLLER_VARIABLES, 'NODE_OPTIONS', 'MALLOC_ARENA_MAX']);
-    const all = objs();
-    for (const name of ['rel-crondeck', 'rel-crondeck-controller']) {
-      const names = Object.keys(env(find(all, 'Deployment', name).spec.template.spec.containers[0]));
-      expect(names.filter((n) => !read.has(n))).toEqual([]);
+    for (const all of [objs(), helmTemplate(TOKEN_MODE)]) {
+      for (const name of ['rel-crondeck', 'rel-crondeck-controller']) {
+        const names = Object.keys(env(find(all, 'Deployment', name).spec.template.spec.containers[0]));
+        expect(names.filter((n) => !read.has(n))).toEqual([]);
+      }
     }
   });
 
@@ -248,10 +254,9 @@ describe('the chart with the default values', () => {
     }
   });
 
-  test('grants exactly the contract RBAC, namespaced in the release namespace', () => {
+  test('grants exactly the contract RBAC: the programs’ Roles in the release namespace', () => {
     const all = objs();
-    expect(all.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
-    expect(flattenRules(find(all, 'Role', 'rel-crondeck-api').rules)).toEqual(API_RULES);
+    expect(flattenRules(find(all, 'Role', 'rel-crondeck-api').rules)).toEqual(API_RULES_KUBERNETES_AUTH);
     expect(flattenRules(find(all, 'Role', 'rel-crondeck-controller').rules)).toEqual(CONTROLLER_RULES);
     expect(flattenRules(find(all, 'Role', 'rel-crondeck-controller-leader-election').rules)).toEqual(
       LEASE_RULES,
@@ -274,10 +279,57 @@ describe('the chart with the default values', () => {
     );
   });
 
-  test('generates the API token and the report secret', () => {
+  test('grants cluster-wide only the API’s token and access reviews, and the ClusterRoles for people', () => {
     const all = objs();
-    const token = Buffer.from(find(all, 'Secret', 'rel-crondeck-api-token').data.SERVICE_API_TOKEN, 'base64');
-    expect(token.toString()).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(
+      all
+        .filter((o) => o.kind.startsWith('Cluster'))
+        .map((o) => `${o.kind}/${o.metadata.name}`)
+        .sort(),
+    ).toEqual([
+      'ClusterRole/jobs-rel-crondeck-api-reviews',
+      'ClusterRole/jobs-rel-crondeck-edit',
+      'ClusterRole/jobs-rel-crondeck-view',
+      'ClusterRoleBinding/jobs-rel-crondeck-api-reviews',
+    ]);
+    // TokenReview and SubjectAccessReview are cluster-scoped: a Role could not grant them.
+    expect(flattenRules(find(all, 'ClusterRole', 'jobs-rel-crondeck-api-reviews').rules)).toEqual(
+      API_REVIEW_RULES,
+    );
+    const binding = find(all, 'ClusterRoleBinding', 'jobs-rel-crondeck-api-reviews');
+    expect(binding.roleRef).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'jobs-rel-crondeck-api-reviews',
+    });
+    expect(binding.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'rel-crondeck-api', namespace: 'jobs' },
+    ]);
+  });
+
+  test('aggregates the people’s ClusterRoles so that view ⊂ edit ⊂ admin, each labelled for every role it joins', () => {
+    const all = objs();
+    const view = find(all, 'ClusterRole', 'jobs-rel-crondeck-view');
+    const edit = find(all, 'ClusterRole', 'jobs-rel-crondeck-edit');
+    expect(flattenRules(view.rules)).toEqual(USER_VIEW_RULES);
+    expect(flattenRules(edit.rules)).toEqual(USER_EDIT_RULES);
+    expect(USER_VIEW_RULES.filter((rule) => !USER_EDIT_RULES.includes(rule))).toEqual([]);
+    const aggregatedInto = (role: AnyObject) =>
+      Object.entries(role.metadata.labels as Record<string, string>)
+        .filter(
+          ([label, value]) => label.startsWith('rbac.authorization.k8s.io/aggregate-to-') && value === 'true',
+        )
+        .map(([label]) => label.slice('rbac.authorization.k8s.io/aggregate-to-'.length))
+        .sort();
+    expect(aggregatedInto(view)).toEqual(['admin', 'edit', 'view']);
+    expect(aggregatedInto(edit)).toEqual(['admin', 'edit']);
+  });
+
+  test('generates the report secret, and no API token: kubernetes mode reads none', () => {
+    const all = objs();
+    expect(
+      all.find((o) => o.kind === 'Secret' && o.metadata.name === 'rel-crondeck-api-token'),
+    ).toBeUndefined();
     const report = Buffer.from(
       find(all, 'Secret', 'rel-crondeck-report-secret').data.SERVICE_REPORT_SECRET,
       'base64',
@@ -338,10 +390,13 @@ describe('the chart with the default values', () => {
     expect(pod.spec.containers[0].command[0]).toBe('curl');
   });
 
-  test('prints NOTES with the token command and the migration note', () => {
+  test('prints NOTES with how to sign in and the migration note', () => {
     const r = helm(['install', 'rel', CHART_DIR, '--namespace', 'jobs', '--dry-run=client']);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toContain('kubectl -n jobs get secret rel-crondeck-api-token');
+    expect(r.stdout).toContain('TOKEN=$(kubectl -n <namespace> create token <service account>)');
+    expect(r.stdout).toContain('curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:7433/api/session');
+    expect(r.stdout).toContain('docs/security.md');
+    expect(r.stdout).not.toContain('get secret rel-crondeck-api-token');
     expect(r.stdout).toContain('needs no hook');
   });
 });
@@ -369,7 +424,21 @@ describe('the chart with options', () => {
 
   test('with rbac.clusterWide uses ClusterRoles, watches every namespace and keeps the Lease namespaced', () => {
     const all = helmTemplate(['--set', 'rbac.clusterWide=true']);
-    expect(flattenRules(find(all, 'ClusterRole', 'jobs-rel-crondeck-api').rules)).toEqual(API_RULES);
+    expect(flattenRules(find(all, 'ClusterRole', 'jobs-rel-crondeck-api').rules)).toEqual(
+      API_RULES_KUBERNETES_AUTH,
+    );
+    expect(flattenRules(find(all, 'ClusterRole', 'jobs-rel-crondeck-api-reviews').rules)).toEqual(
+      API_REVIEW_RULES,
+    );
+    expect(
+      flattenRules(
+        find(
+          helmTemplate(['--set', 'rbac.clusterWide=true', ...TOKEN_MODE]),
+          'ClusterRole',
+          'jobs-rel-crondeck-api',
+        ).rules,
+      ),
+    ).toEqual(API_RULES);
     expect(flattenRules(find(all, 'ClusterRole', 'jobs-rel-crondeck-controller').rules)).toEqual(
       CONTROLLER_RULES,
     );
@@ -402,6 +471,79 @@ describe('the chart with options', () => {
       imagePullPolicy: 'Never',
       imagePullSecrets: ['regcred', 'mirror'],
     });
+  });
+
+  test('keeps the cluster’s review answers for auth.cacheSeconds in kubernetes mode (SERVICE_AUTH_CACHE_SECONDS)', () => {
+    const api = (...set: string[]) =>
+      find(helmTemplate(set.flatMap((value) => ['--set', value])), 'Deployment', 'rel-crondeck').spec.template
+        .spec.containers[0];
+    expect(readEnvironment(processEnv(api())).authCacheSeconds).toBe(10);
+    expect(env(api()).SERVICE_AUTH_CACHE_SECONDS!.value).toBe('10');
+    for (const seconds of [0, 60]) {
+      expect(readEnvironment(processEnv(api(`auth.cacheSeconds=${seconds}`))).authCacheSeconds).toBe(seconds);
+    }
+    // Token mode asks the cluster nothing: the value is not rendered.
+    expect(env(api('auth.mode=token', 'auth.cacheSeconds=30')).SERVICE_AUTH_CACHE_SECONDS).toBeUndefined();
+  });
+
+  test('in token mode (auth.mode=token) reads the shared token, generated and kept as before, with the API’s own rules', () => {
+    const all = helmTemplate(TOKEN_MODE);
+    const e = env(find(all, 'Deployment', 'rel-crondeck').spec.template.spec.containers[0]);
+    expect(e.SERVICE_AUTH!.value).toBe('token');
+    expect(e.SERVICE_API_TOKEN!.valueFrom.secretKeyRef).toEqual({
+      name: 'rel-crondeck-api-token',
+      key: 'SERVICE_API_TOKEN',
+    });
+    const secret = find(all, 'Secret', 'rel-crondeck-api-token');
+    expect(Buffer.from(secret.data.SERVICE_API_TOKEN, 'base64').toString()).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(secret.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+    // The lookup that keeps it on upgrade is in the template (helm template cannot reach a cluster).
+    expect(readFileSync(path.join(CHART_DIR, 'templates', '_helpers.tpl'), 'utf8')).toMatch(
+      /lookup "v1" "Secret" \$root\.Release\.Namespace \$name/,
+    );
+    // Today's rules: the API writes the cluster itself, and asks no reviews.
+    expect(flattenRules(find(all, 'Role', 'rel-crondeck-api').rules)).toEqual(API_RULES);
+    expect(all.filter((o) => o.metadata.name.endsWith('-api-reviews'))).toEqual([]);
+    const notes = helm([
+      'install',
+      'rel',
+      CHART_DIR,
+      '--namespace',
+      'jobs',
+      '--dry-run=client',
+      ...TOKEN_MODE,
+    ]);
+    expect(notes.stdout).toContain('kubectl -n jobs get secret rel-crondeck-api-token');
+    expect(notes.stdout).not.toContain('create token');
+  });
+
+  test('keeps the ClusterRoles for people out of view, edit and admin, or leaves them out, when asked', () => {
+    const roles = (...set: string[]) =>
+      helmTemplate(set.flatMap((value) => ['--set', value])).filter((o) =>
+        /-(view|edit)$/.test(o.metadata.name),
+      );
+    const unaggregated = roles('rbac.userRoles.aggregate=false');
+    expect(unaggregated.map((o) => o.metadata.name)).toEqual([
+      'jobs-rel-crondeck-view',
+      'jobs-rel-crondeck-edit',
+    ]);
+    for (const role of unaggregated) {
+      expect(
+        Object.keys(role.metadata.labels ?? {}).filter((label) => label.includes('aggregate-to')),
+      ).toEqual([]);
+    }
+    expect(roles('rbac.userRoles.create=false')).toEqual([]);
+  });
+
+  test('names its cluster-scoped objects after the release namespace too: same-named releases never clash', () => {
+    const clusterScoped = (namespace: string) =>
+      helmTemplate(['--namespace', namespace])
+        .filter((o) => o.kind.startsWith('Cluster'))
+        .map((o) => `${o.kind}/${o.metadata.name}`);
+    const inA = clusterScoped('team-a');
+    const inB = clusterScoped('team-b');
+    expect(inA.length).toBeGreaterThan(0);
+    expect(inA.filter((name) => inB.includes(name))).toEqual([]);
   });
 
   test('takes the database, the token and the report secret from existing Secrets and generates none', () => {
@@ -500,6 +642,14 @@ describe('bad values fail with a message that says what to fix', () => {
     ],
     [['--set', 'api.keepAliveTimeoutSeconds=0'], "at '/api/keepAliveTimeoutSeconds': minimum: got 0, want 1"],
     [['--set', 'api.shutdownDrainSeconds=-1'], "at '/api/shutdownDrainSeconds'"],
+    [['--set', 'auth.mode=oidc'], "at '/auth/mode': value must be one of 'kubernetes', 'token'"],
+    [['--set', 'auth.cacheSeconds=61'], "at '/auth/cacheSeconds': maximum: got 61, want 60"],
+    [['--set', 'auth.cacheSeconds=-1'], "at '/auth/cacheSeconds': minimum: got -1, want 0"],
+    // What an upgrade with --reuse-values from a chart without auth.mode renders with.
+    [
+      ['--set', 'auth=null'],
+      "auth.mode is not set: set --set auth.mode=kubernetes (each caller's own Kubernetes token",
+    ],
   ])('helm template %j', (args, message) => {
     const r = helm(['template', 'rel', CHART_DIR, ...args]);
     expect(r.ok).toBe(false);
@@ -671,6 +821,29 @@ describe('CRDs already in the cluster', () => {
     expect([second.ok, second.stderr]).toEqual([true, '']);
     expect(cluster.get('apps/deployments', 'team-b', 'rel-b-crondeck-controller')).toBeDefined();
     expect(releaseOf(cluster)).toBe('rel');
+  }, 90_000);
+
+  test('a release of the same name in another namespace installs too: its cluster-scoped roles are its own', async () => {
+    const first = await install(cluster, 'rel', 'jobs');
+    expect([first.ok, first.stderr]).toEqual([true, '']);
+    const second = await install(cluster, 'rel', 'team-b', '--set', 'crds.enabled=false');
+    expect([second.ok, second.stderr]).toEqual([true, '']);
+    const clusterRoles = cluster.emu
+      .objects('rbac.authorization.k8s.io/clusterroles')
+      .map((role) => role.metadata.name as string)
+      .filter((name) => name.includes('rel-crondeck'))
+      .sort();
+    expect(clusterRoles).toEqual(
+      ['jobs', 'team-b'].flatMap((ns) =>
+        ['api-reviews', 'edit', 'view'].map((role) => `${ns}-rel-crondeck-${role}`),
+      ),
+    );
+    // Both releases' people's roles are folded into the built-in edit: its rules hold Crondeck's once.
+    const edit = cluster.get('rbac.authorization.k8s.io/clusterroles', undefined, 'edit');
+    const runs = (edit?.rules ?? []).filter((rule: AnyObject) =>
+      rule.resources?.includes('scheduledjobs/run'),
+    );
+    expect(runs).toHaveLength(1);
   }, 90_000);
 });
 

@@ -109,14 +109,16 @@ export function unprotectedSecrets(objs: K8sObject[]): string[] {
   return [...read].filter((name) => !kept.has(name)).sort();
 }
 
+/** Each rule's grants, one a line: `group/resource verb`, or `url /path verb` for a non-resource URL. */
 export function flattenRules(
-  rules: Array<{ apiGroups?: string[]; resources?: string[]; verbs: string[] }>,
+  rules: Array<{ apiGroups?: string[]; resources?: string[]; nonResourceURLs?: string[]; verbs: string[] }>,
 ): string[] {
   const out = new Set<string>();
   for (const r of rules) {
     for (const g of r.apiGroups ?? ['']) {
       for (const res of r.resources ?? []) for (const v of r.verbs) out.add(`${g || 'core'}/${res} ${v}`);
     }
+    for (const url of r.nonResourceURLs ?? []) for (const v of r.verbs) out.add(`url ${url} ${v}`);
   }
   return [...out].sort();
 }
@@ -127,13 +129,58 @@ const rules = (group: string, resources: string[], verbs: string[]) => ({
   verbs,
 });
 
-/** The contract's RBAC for the API's ServiceAccount. */
+/** The contract's RBAC for the API's ServiceAccount in token mode (auth.mode=token). */
 export const API_RULES = flattenRules([
   // The REST API's jobs are ScheduledJobs in Kubernetes mode; it never writes AlertConfigs.
   rules('crondeck.dev', ['scheduledjobs'], ['get', 'list', 'create', 'patch', 'delete']),
   // Pause and resume patch the CronJobs; run now makes a Job from one.
   rules('batch', ['cronjobs'], ['get', 'list', 'patch']),
   rules('batch', ['jobs'], ['create']),
+]);
+
+/**
+ * The API's RBAC in kubernetes mode (the chart's default), where it writes the cluster with each
+ * caller's token: reads, and the CronJob patches of pause and resume, its own action.
+ */
+export const API_RULES_KUBERNETES_AUTH = flattenRules([
+  rules('crondeck.dev', ['scheduledjobs', 'alertconfigs'], ['get', 'list', 'watch']),
+  rules('batch', ['cronjobs'], ['get', 'list', 'watch', 'patch']),
+]);
+
+/** What the API asks of the API server in kubernetes mode: who a token is, what it may do. */
+export const API_REVIEW_RULES = flattenRules([
+  rules('authentication.k8s.io', ['tokenreviews'], ['create']),
+  rules('authorization.k8s.io', ['subjectaccessreviews'], ['create']),
+]);
+
+const CRONDECK_KINDS_READ = rules(
+  'crondeck.dev',
+  ['scheduledjobs', 'scheduledjobs/status', 'alertconfigs', 'alertconfigs/status'],
+  ['get', 'list', 'watch'],
+);
+
+/**
+ * What the dashboard reads about no namespace, as Crondeck checks it (under /crondeck): the
+ * scheduler's status and schedules described. Not pause, resume or the mailbox.
+ */
+const DASHBOARD_READS = {
+  nonResourceURLs: ['/crondeck/api/scheduler/status', '/crondeck/api/cron/*'],
+  verbs: ['get'],
+};
+
+/** The ClusterRole for people who read Crondeck's kinds (aggregated into view, edit and admin). */
+export const USER_VIEW_RULES = flattenRules([CRONDECK_KINDS_READ, DASHBOARD_READS]);
+
+/** The ClusterRole for people who manage them and run jobs now (aggregated into edit and admin). */
+export const USER_EDIT_RULES = flattenRules([
+  CRONDECK_KINDS_READ,
+  DASHBOARD_READS,
+  rules(
+    'crondeck.dev',
+    ['scheduledjobs', 'alertconfigs'],
+    ['create', 'update', 'patch', 'delete', 'deletecollection'],
+  ),
+  rules('crondeck.dev', ['scheduledjobs/run'], ['create']),
 ]);
 
 /** The contract's RBAC for the controller, without the leader-election Lease. */

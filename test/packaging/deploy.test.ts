@@ -5,9 +5,12 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import {
-  API_RULES,
+  API_REVIEW_RULES,
+  API_RULES_KUBERNETES_AUTH,
   CONTROLLER_RULES,
   LEASE_RULES,
+  USER_EDIT_RULES,
+  USER_VIEW_RULES,
   flattenRules,
   problemsOf,
   securityProblems,
@@ -18,6 +21,7 @@ import { readEnvironment } from '../../src/config/environment';
 import {
   REPO_ROOT,
   crdFiles,
+  helmTemplate,
   kubeTools,
   kustomize,
   loadCrds,
@@ -49,10 +53,12 @@ beforeAll(() => {
 describe('deploy/base', () => {
   const objs = () => kustomize(path.join(DEPLOY, 'base'));
 
-  test('renders objects that match their schemas, all in namespace crondeck', () => {
+  test('renders objects that match their schemas, all in namespace crondeck but the cluster-scoped RBAC', () => {
     const all = objs();
     expect(problemsOf(all)).toEqual([]);
-    for (const o of all.filter((x) => x.kind !== 'Namespace')) expect(o.metadata.namespace).toBe('crondeck');
+    const clusterScoped = (kind: string) => kind === 'Namespace' || kind.startsWith('Cluster');
+    for (const o of all.filter((x) => !clusterScoped(x.kind))) expect(o.metadata.namespace).toBe('crondeck');
+    for (const o of all.filter((x) => clusterScoped(x.kind))) expect(o.metadata.namespace).toBeUndefined();
   });
 
   test('runs every pod restricted, with a read-only root and resources', () => {
@@ -63,22 +69,44 @@ describe('deploy/base', () => {
     expect(unprotectedSecrets(objs())).toEqual([]);
   });
 
-  test('grants the contract RBAC', () => {
+  test('grants the contract RBAC, the API’s of kubernetes mode as the chart’s default', () => {
     const all = objs();
-    expect(flattenRules(find(all, 'Role', 'crondeck-api').rules)).toEqual(API_RULES);
+    expect(flattenRules(find(all, 'Role', 'crondeck-api').rules)).toEqual(API_RULES_KUBERNETES_AUTH);
     expect(flattenRules(find(all, 'Role', 'crondeck-controller').rules)).toEqual(
       [...CONTROLLER_RULES, ...LEASE_RULES].sort(),
     );
+    expect(flattenRules(find(all, 'ClusterRole', 'crondeck-api-reviews').rules)).toEqual(API_REVIEW_RULES);
+    expect(find(all, 'ClusterRoleBinding', 'crondeck-api-reviews')).toMatchObject({
+      roleRef: { kind: 'ClusterRole', name: 'crondeck-api-reviews' },
+      subjects: [{ kind: 'ServiceAccount', name: 'crondeck-api', namespace: 'crondeck' }],
+    });
+    const api = processEnv(find(all, 'Deployment', 'crondeck').spec.template.spec.containers[0]);
+    expect(api.SERVICE_AUTH).toBe('kubernetes');
+    expect(api.SERVICE_API_TOKEN).toBeUndefined();
+  });
+
+  test('ships the chart’s ClusterRoles for people, aggregated into view, edit and admin alike', () => {
+    const all = objs();
+    const labels = (o: AnyObject) =>
+      Object.keys(o.metadata.labels ?? {})
+        .filter((label) => label.startsWith('rbac.authorization.k8s.io/aggregate-to-'))
+        .sort();
+    const chart = helmTemplate();
+    for (const [name, rules] of [
+      ['view', USER_VIEW_RULES],
+      ['edit', USER_EDIT_RULES],
+    ] as const) {
+      const role = find(all, 'ClusterRole', `crondeck-${name}`);
+      expect(flattenRules(role.rules)).toEqual(rules);
+      expect(labels(role)).toEqual(labels(find(chart, 'ClusterRole', `jobs-rel-crondeck-${name}`)));
+    }
   });
 
   test('holds a Secret of placeholders that the user must change, used by both Deployments', () => {
     const all = objs();
     const secret = find(all, 'Secret', 'crondeck');
-    expect(Object.keys(secret.stringData).sort()).toEqual([
-      'DATABASE_URL',
-      'SERVICE_API_TOKEN',
-      'SERVICE_REPORT_SECRET',
-    ]);
+    // No API token: kubernetes mode reads none.
+    expect(Object.keys(secret.stringData).sort()).toEqual(['DATABASE_URL', 'SERVICE_REPORT_SECRET']);
     for (const value of Object.values(secret.stringData)) expect(value).toContain('CHANGE-ME');
     for (const name of ['crondeck', 'crondeck-controller']) {
       const c = find(all, 'Deployment', name).spec.template.spec.containers[0];

@@ -11,6 +11,8 @@ import { CHART_DIR, REPO_ROOT } from './support';
 
 const NS = 'jobs';
 const RELEASE = 'rel';
+/** Every chart before auth.mode ran on the shared token: the releases upgraded here do too. */
+const TOKEN_MODE = ['--set', 'auth.mode=token'];
 const EXAMPLES = path.join(REPO_ROOT, 'examples');
 
 function secretValue(secret: Obj | undefined, key: string): string {
@@ -58,7 +60,7 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
 
   test('the previous chart version installs: every object is stored and the secrets are generated', async () => {
     const previous = await packagePreviousChart(cluster, '0.0.9');
-    await helmOk(cluster, ['install', RELEASE, previous, '-n', NS]);
+    await helmOk(cluster, ['install', RELEASE, previous, '-n', NS, ...TOKEN_MODE]);
     for (const [resource, name] of [
       ['apps/deployments', 'rel-crondeck'],
       ['apps/deployments', 'rel-crondeck-controller'],
@@ -219,6 +221,38 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
     expect(uidOf(sts())).toBe(before.sts);
   });
 
+  test('switching to kubernetes mode keeps the generated token aside; switching back adopts it, same value', async () => {
+    const apiEnv = () => container(apiDeployment(), 'api').env as Obj[];
+    const apiRole = () => cluster.get('rbac.authorization.k8s.io/roles', NS, 'rel-crondeck-api');
+    const reviews = () =>
+      cluster.get('rbac.authorization.k8s.io/clusterroles', undefined, 'jobs-rel-crondeck-api-reviews');
+    await helmOk(cluster, [
+      'upgrade',
+      RELEASE,
+      CHART_DIR,
+      '-n',
+      NS,
+      '--reuse-values',
+      '--set',
+      'auth.mode=kubernetes',
+    ]);
+    expect(envValue(container(apiDeployment(), 'api'), 'SERVICE_AUTH')).toBe('kubernetes');
+    expect(apiEnv().map((e) => e.name)).not.toContain('SERVICE_API_TOKEN');
+    expect(reviews()).toBeDefined();
+    expect(apiRole()!.rules.flatMap((r: Obj) => r.verbs)).not.toContain('create');
+    // No longer the release's (helm.sh/resource-policy: keep): still there, unchanged.
+    expectNothingLost();
+
+    await helmOk(cluster, ['upgrade', RELEASE, CHART_DIR, '-n', NS, '--reuse-values', ...TOKEN_MODE]);
+    expect(envValue(container(apiDeployment(), 'api'), 'SERVICE_AUTH')).toBe('token');
+    expect(apiEnv().find((e) => e.name === 'SERVICE_API_TOKEN')?.valueFrom.secretKeyRef.name).toBe(
+      'rel-crondeck-api-token',
+    );
+    expect(reviews()).toBeUndefined();
+    expect(secret('rel-crondeck-api-token')!.metadata.annotations['meta.helm.sh/release-name']).toBe(RELEASE);
+    expectNothingLost();
+  });
+
   test('uninstall keeps the CRDs, the custom resources, the secrets and the database volume', async () => {
     await helmOk(cluster, ['uninstall', RELEASE, '-n', NS]);
     expect(apiDeployment()).toBeUndefined();
@@ -228,7 +262,7 @@ describe('helm upgrade with the bundled PostgreSQL', () => {
   });
 
   test('installing again adopts the kept secrets: same token, same database password', async () => {
-    await helmOk(cluster, ['install', RELEASE, CHART_DIR, '-n', NS]);
+    await helmOk(cluster, ['install', RELEASE, CHART_DIR, '-n', NS, ...TOKEN_MODE]);
     expectNothingLost();
     expect(sts()!.spec.volumeClaimTemplates[0].metadata.name).toBe('data');
   });
@@ -261,6 +295,7 @@ describe('helm upgrade with an existing DATABASE_URL secret', () => {
       'postgresql.enabled=false',
       '--set',
       'database.existingSecret=crondeck-database',
+      ...TOKEN_MODE,
     ];
     const previous = await packagePreviousChart(cluster, '0.0.9');
     await helmOk(cluster, ['install', RELEASE, previous, '-n', NS, ...values]);

@@ -53,6 +53,41 @@ describe('rows that mirror ScheduledJobs', () => {
     expect(await resourceOfJob(db.pool, first.job.id)).toEqual({ namespace: 'team-a', name: 'backup' });
   });
 
+  it('never mirrors an older generation over a newer one, nor one generation twice', async () => {
+    const ref = { namespace: 'team-g', name: 'report', uid: 'uid-g' };
+    const first = await upsertJobForResource(
+      db.pool,
+      { ...ref, generation: 1 },
+      input({ name: 'report' }),
+      null,
+    );
+    // The API changes the row and the ScheduledJob together (generation 2)...
+    await db.pool.query('UPDATE jobs SET command = $1 WHERE id = $2', ['pg_dump --changed', first.job.id]);
+    // ...and a pass reconciling from a cache that still holds generation 1 keeps the change.
+    const stale = await upsertJobForResource(
+      db.pool,
+      { ...ref, generation: 1 },
+      input({ name: 'report' }),
+      null,
+    );
+    expect(stale).toEqual({ job: expect.objectContaining({ command: 'pg_dump --changed' }), created: false });
+    const current = await upsertJobForResource(
+      db.pool,
+      { ...ref, generation: 2 },
+      input({ name: 'report', command: 'pg_dump --changed', enabled: false }),
+      null,
+    );
+    expect(current.job).toMatchObject({ id: first.job.id, command: 'pg_dump --changed', enabled: false });
+    // A ScheduledJob deleted and made again starts its generations anew.
+    const recreated = await upsertJobForResource(
+      db.pool,
+      { ...ref, uid: 'uid-g2', generation: 1 },
+      input({ name: 'report', command: 'pg_dump --again' }),
+      null,
+    );
+    expect(recreated.job).toMatchObject({ id: first.job.id, command: 'pg_dump --again' });
+  });
+
   it('lets the same name live in two namespaces only under different job names', async () => {
     const error = await upsertJobForResource(
       db.pool,

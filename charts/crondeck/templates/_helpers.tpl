@@ -62,6 +62,37 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- end -}}
 
+{{/*
+Who may call /api: kubernetes (the caller's own token, RBAC decides) or token (one shared token).
+Missing only where an upgrade with --reuse-values took the values of a chart without it: the
+previous release ran on the shared token, so the choice is the user's, not a silent switch.
+*/}}
+{{- define "crondeck.authMode" -}}
+{{- $mode := dig "mode" "" (.Values.auth | default dict) -}}
+{{- if not $mode -}}
+{{- fail "auth.mode is not set: set --set auth.mode=kubernetes (each caller's own Kubernetes token, RBAC decides; docs/security.md) or --set auth.mode=token (the shared API token of earlier versions). An upgrade with --reuse-values keeps the values of the previous chart, which had no auth.mode: upgrade with --reset-then-reuse-values or -f your values file" -}}
+{{- end -}}
+{{- $mode -}}
+{{- end -}}
+
+{{- define "crondeck.sharedToken" -}}
+{{- if eq (include "crondeck.authMode" .) "token" -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+What the -view user role grants, which the -edit one grants too. The dashboard's reads about no
+namespace (the scheduler's status, schedules described) are non-resource URLs under /crondeck
+(docs/security.md): they take effect only where the role is bound cluster-wide, as RBAC ignores
+non-resource URLs in a RoleBinding. Pause, resume and the mailbox are no one's by default.
+*/}}
+{{- define "crondeck.userViewRules" -}}
+- apiGroups: ["crondeck.dev"]
+  resources: ["scheduledjobs", "scheduledjobs/status", "alertconfigs", "alertconfigs/status"]
+  verbs: ["get", "list", "watch"]
+- nonResourceURLs: ["/crondeck/api/scheduler/status", "/crondeck/api/cron/*"]
+  verbs: ["get"]
+{{- end -}}
+
 {{/* Secrets: names and keys, generated ones unless the user gave their own -------------------- */}}
 {{- define "crondeck.apiTokenSecretName" -}}
 {{- default (printf "%s-api-token" (include "crondeck.fullname" .)) .Values.apiToken.existingSecret -}}
@@ -90,7 +121,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/*
 Every Secret of the release's namespace that Crondeck runs on, separated by commas: the controller
 refuses a ScheduledJob of that namespace whose env names one (its pods would read the database's
-URL, the report secret or the API token).
+URL, the report secret or the API token). The API token's in kubernetes mode too: one generated in
+token mode stays in the namespace (kept) and would open the API again if the mode were switched back.
 */}}
 {{- define "crondeck.ownSecretNames" -}}
 {{- $names := list (include "crondeck.databaseSecretName" .) (include "crondeck.reportSecretName" .) (include "crondeck.apiTokenSecretName" .) -}}

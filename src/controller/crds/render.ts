@@ -50,8 +50,8 @@ function deployKustomizationOf(crdFiles: string[]): string {
   return [
     HEADER.trimEnd(),
     '# kubectl apply -k deploy/   — the CRDs, the controller and the API in namespace `crondeck`.',
-    '# Edit base/secret.yaml first: it holds placeholders (DATABASE_URL, SERVICE_API_TOKEN,',
-    '# SERVICE_REPORT_SECRET) that must be replaced. crds/ holds copies of the top-level crds/:',
+    '# Edit base/secret.yaml first: it holds placeholders (DATABASE_URL, SERVICE_REPORT_SECRET)',
+    '# that must be replaced. crds/ holds copies of the top-level crds/:',
     "# kustomize loads files only from within a kustomization's own directory tree.",
     'apiVersion: kustomize.config.k8s.io/v1beta1',
     'kind: Kustomization',

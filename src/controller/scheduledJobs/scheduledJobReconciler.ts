@@ -139,7 +139,7 @@ export class ScheduledJobReconciler {
       job = (
         await upsertJobForResource(
           this.deps.pool,
-          { namespace, name, uid: resource.metadata.uid ?? '' },
+          { namespace, name, uid: resource.metadata.uid ?? '', generation: resource.metadata.generation },
           outcome.input,
           adoptedId(resource),
         )

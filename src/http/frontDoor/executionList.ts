@@ -58,7 +58,8 @@ function keptQueryReadings(): (raw: string) => ExecutionQuery | null {
     let query = kept.get(raw);
     if (query === undefined) {
       const read = executionListQuerySchema.safeParse(parseQueryString(raw));
-      query = read.success ? Object.freeze(read.data) : null;
+      // One namespace's runs (`?namespace=`) are the app's to list.
+      query = read.success && read.data.namespace === undefined ? Object.freeze(read.data) : null;
       if (kept.size >= MAX_QUERIES_KEPT) kept.delete(kept.keys().next().value!);
       kept.set(raw, query);
     }

@@ -8,6 +8,7 @@ import { findExecution } from '../../store/executions';
 import { singleQueryValue } from '../../httpKit/queryParams';
 import { parseOrThrow, parsePathId, pathIdSchema } from '../../httpKit/validate';
 import { freshnessAsked } from '../readFreshness';
+import { listFilterOf, namespaceQueryParam } from '../listFilter';
 
 const MAX_EXECUTIONS_LIMIT = 1000;
 
@@ -32,6 +33,8 @@ export const executionListQuerySchema = z.object({
       .refine((n) => n <= MAX_EXECUTIONS_LIMIT, { error: `must be at most ${MAX_EXECUTIONS_LIMIT}` })
       .default(50),
   ),
+  // Only the runs of jobs of this namespace (docs/api.md); the front door leaves such lists to the app.
+  namespace: namespaceQueryParam,
 });
 
 function summaryToJson(execution: Execution) {
@@ -51,6 +54,8 @@ function summaryToJson(execution: Execution) {
     // The slot its run is for (docs/slots.md): null for a run by hand.
     scheduledAt: jsonValue(execution.scheduledAt),
     trigger: execution.trigger,
+    // Who started the run by hand (SERVICE_AUTH=kubernetes): null for the schedule's and when unknown.
+    triggeredBy: execution.triggeredBy ?? null,
   };
 }
 
@@ -73,13 +78,21 @@ export function renderExecutionList(executions: Execution[]): Buffer {
   return Buffer.from(JSON.stringify(executions.map(summaryToJson)));
 }
 
-/** `lists` keeps the rendered pages; the front door answers plain reads from the same pages. */
-export function executionsRouter(pool: Pool, lists: ExecutionLists): Router {
+/**
+ * `lists` keeps the rendered pages; the front door answers plain reads from the same pages. `home`
+ * as for the jobs router.
+ */
+export function executionsRouter(pool: Pool, lists: ExecutionLists, home: string | null = null): Router {
   const router = Router();
 
   router.get('/', async (req, res) => {
-    const query = parseOrThrow(executionListQuerySchema, req.query);
-    const body = await lists.get(query, renderExecutionList, freshnessAsked(req));
+    const { namespace: _asked, ...query } = parseOrThrow(executionListQuerySchema, req.query);
+    const namespaces = listFilterOf(req, home);
+    const body = await lists.get(
+      namespaces ? { ...query, namespaces } : query,
+      renderExecutionList,
+      freshnessAsked(req),
+    );
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.send(body);
   });

@@ -6,6 +6,10 @@ import type { JobService, JobView } from '../../scheduling/jobService';
 import { strictObjectError } from '../../domain/zodErrors';
 import { parseOrThrow, parsePathId } from '../../httpKit/validate';
 import { freshnessAsked } from '../readFreshness';
+import { JobListBodies } from '../../caching/jobListBody';
+import { jobListPageOf, pageOfJobs, sendJsonParts } from './jobList';
+import { callerOf } from '../../auth/requestCaller';
+import { listFilterOf } from '../listFilter';
 
 const toggleSchema = z.strictObject(
   { enabled: z.boolean({ error: 'is required and must be true or false' }) },
@@ -38,26 +42,53 @@ function jobToJson(job: JobView) {
     catchUp: job.catchUp ?? NO_CATCH_UP,
     allowDuplicateSlots: job.allowDuplicateSlots,
     lastSlot: job.lastSlot,
+    // Extensions (SERVICE_AUTH=kubernetes, docs/api.md): where the job lives and who changed it last.
+    namespace: job.namespace ?? null,
+    changedBy: job.changedBy ?? null,
   };
 }
 
-/** The bytes `res.json` would send for the list; JobService reuses them while they are current. */
+/** The bytes `res.json` would send for a list read for one request (a namespace's jobs). */
 const renderJobList = (views: JobView[]): Buffer => Buffer.from(JSON.stringify(views.map(jobToJson)));
 
 /** The bytes `res.json` would send for one job; JobService reuses them while they are current. */
 export const renderJob = (view: JobView): Buffer => Buffer.from(JSON.stringify(jobToJson(view)));
 
-export function jobsRouter(jobs: JobService): Router {
+/**
+ * `home`: in Kubernetes mode, the namespace of a job not written to one yet (NamespaceFilter); null
+ * locally. A change is made for the request's caller (SERVICE_AUTH=kubernetes), else the service's.
+ */
+export function jobsRouter(jobs: JobService, home: string | null = null): Router {
   const router = Router();
 
+  // The whole list, rendered in groups that later renderings share (caching/jobListBody.ts).
+  const listBodies = new JobListBodies((view: JobView) => JSON.stringify(jobToJson(view)));
+  const renderListBody = (views: JobView[]) => listBodies.render(views);
+
   router.get('/', async (req, res) => {
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.send(await jobs.listRendered(renderJobList, freshnessAsked(req)));
+    // `?limit=&after=`: a page of the list (jobList.ts); without them, the whole list, as the spec has it.
+    const page = jobListPageOf(req.query);
+    const filter = listFilterOf(req, home);
+    if (filter) {
+      // Some namespaces' jobs: read for this request (the kept rendering is the whole list).
+      const shown = new Set(filter.namespaces);
+      const views = (await jobs.list()).filter((view) => shown.has(view.namespace ?? home ?? ''));
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.send(renderJobList(page ? pageOfJobs(views, page) : views));
+      return;
+    }
+    if (page) {
+      // Read for this request: a page costs its jobs, never the whole list's read.
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.send(renderJobList(await jobs.listPage(page)));
+      return;
+    }
+    sendJsonParts(res, await jobs.listRendered(renderListBody, freshnessAsked(req)));
   });
 
   router.post('/', async (req, res) => {
     const input = parseOrThrow(jobInputSchema, req.body);
-    res.status(201).json(jobToJson(await jobs.create(input)));
+    res.status(201).json(jobToJson(await jobs.create(input, callerOf(req))));
   });
 
   router.get('/:id', async (req, res) => {
@@ -69,23 +100,23 @@ export function jobsRouter(jobs: JobService): Router {
   router.put('/:id', async (req, res) => {
     const id = parsePathId(req.params);
     const input = parseOrThrow(jobInputSchema, req.body);
-    res.json(jobToJson(await jobs.replace(id, input)));
+    res.json(jobToJson(await jobs.replace(id, input, callerOf(req))));
   });
 
   router.delete('/:id', async (req, res) => {
     const id = parsePathId(req.params);
-    await jobs.remove(id);
+    await jobs.remove(id, callerOf(req));
     res.json({ ok: true, id });
   });
 
   router.patch('/:id/toggle', async (req, res) => {
     const id = parsePathId(req.params);
     const { enabled } = parseOrThrow(toggleSchema, req.body);
-    res.json(jobToJson(await jobs.setEnabled(id, enabled)));
+    res.json(jobToJson(await jobs.setEnabled(id, enabled, callerOf(req))));
   });
 
   router.post('/:id/run', async (req, res) => {
-    const job = await jobs.runNow(parsePathId(req.params));
+    const job = await jobs.runNow(parsePathId(req.params), callerOf(req));
     res.json({ message: `Job "${job.name}" triggered`, jobId: job.id });
   });
 

@@ -7,6 +7,7 @@ import { singleQueryValue } from '../../httpKit/queryParams';
 import { parseOrThrow, parsePathId } from '../../httpKit/validate';
 import { requireJobToken } from '../jobTokenAuth';
 import { freshnessAsked } from '../readFreshness';
+import { callerOf } from '../../auth/requestCaller';
 
 const MAX_SLOTS_LIMIT = 1000;
 const DEFAULT_SLOTS_LIMIT = 100;
@@ -55,7 +56,7 @@ export function slotsRouter(slots: SlotService): Router {
   router.post('/backfill', async (req, res) => {
     const jobId = parsePathId(req.params);
     const request = parseOrThrow(backfillRequestSchema, req.body);
-    res.status(202).json({ slots: await slots.backfill(jobId, request) });
+    res.status(202).json({ slots: await slots.backfill(jobId, request, callerOf(req)) });
   });
 
   return router;

@@ -6,17 +6,20 @@ import { cronJobNameFor } from '../../kube/cronJobName';
 import { LABEL_JOB_ID, LABEL_MANAGED_BY, MANAGED_BY_CRONDECK } from '../../kube/labels';
 import { crNameForJobName } from '../../kube/resources/names';
 import { apiMessage } from '../../kube/apiErrors';
+import type { Caller } from '../../domain/caller';
 import type { Clock } from '../../domain/clock';
-import { conflict, invalid } from '../../domain/errors';
+import { conflict, forbidden, invalid } from '../../domain/errors';
 import type { Job } from '../../domain/job';
 import type { Logger } from '../../logging/logger';
 import { isPausedAt } from '../../domain/schedulerState';
 import { findJob, listJobs } from '../../store/jobs';
 import { readSchedulerState } from '../../store/scheduler';
 import { resourceOfJob } from '../../store/resourceJobs';
+import { recordRunTrigger } from '../../store/runTriggers';
 import type { Backfill } from '../../store/slots';
 import type { SchedulerState } from '../../domain/schedulerState';
-import type { Runtime } from '../runtime';
+import { nameInNamespace } from '../../kube/placement';
+import type { JobChange, Runtime } from '../runtime';
 import { RuntimeRefusedError } from '../runtimeRefused';
 import { manualJobFromCronJob } from './manualRun';
 import { patchOfJob, scheduledJobOfJob } from './scheduledJobOfJob';
@@ -31,6 +34,11 @@ export interface KubernetesRuntimeOptions {
   watchNamespace: string | null;
   clock: Clock;
   logger: Logger;
+  /**
+   * SERVICE_AUTH=kubernetes: a client of the cluster that authenticates as the caller (their own
+   * token). The writes made for a caller go through it; without it every write is the service's.
+   */
+  clusterOf?: (caller: Caller) => ClusterClient;
 }
 
 /**
@@ -39,6 +47,11 @@ export interface KubernetesRuntimeOptions {
  * ScheduledJob (which the Crondeck controller turns into a CronJob); "run now" creates a Job from
  * the CronJob's template; pause and resume suspend and resume every managed CronJob. Every write
  * answers synchronously: a refusal reaches the API caller.
+ *
+ * A change made for a caller (SERVICE_AUTH=kubernetes) writes the cluster as them: their
+ * ScheduledJob's creation, patch and deletion, a run now's read of the CronJob and its Job, a
+ * backfill's dry run. What follows from it (a CronJob suspended or resumed, pause and resume) stays
+ * the service's own.
  *
  * @public Required lazily by src/runtime/createRuntime.ts (local mode never loads it); knip does
  * not follow that require.
@@ -58,46 +71,75 @@ export class KubernetesRuntime implements Runtime {
     // Nothing runs here: the cluster's runs go on without the service.
   }
 
-  async jobSaved(job: Job): Promise<void> {
-    const { cluster, namespace } = this.options;
-    const resource = (await resourceOfJob(this.options.pool, job.id)) ?? {
-      namespace,
-      name: crNameForJobName(job.name),
-    };
+  /**
+   * Patches the job's ScheduledJob, or creates it where there is none. A creation made for a
+   * caller creates first: a caller who may create ScheduledJobs need not be allowed to patch them
+   * (one that exists already, left by a creation whose transaction then failed, is patched).
+   */
+  async jobSaved(job: Job, _rowVersion?: string, change: JobChange = {}): Promise<void> {
+    const home = this.options.namespace;
+    const cluster = this.clusterFor(change.by);
+    // A job being created is not in the database for this read yet (its transaction is open):
+    // its namespace comes with it, its resource's name from its name there (kube/placement.ts).
+    const stored = await resourceOfJob(this.options.pool, job.id);
+    const namespace = stored?.namespace ?? job.namespace ?? home;
+    const localName = nameInNamespace(job.name, namespace, home);
+    const resource = stored ?? { namespace, name: crNameForJobName(localName) };
+    const patch = () =>
+      cluster.patchScheduledJob(resource.namespace, resource.name, patchOfJob(job, resource.name, localName));
+    const create = () =>
+      cluster.createScheduledJob(resource.namespace, scheduledJobOfJob(job, resource.namespace, localName));
+    const first = change.by && change.created ? 'create' : 'patch';
     try {
-      await cluster.patchScheduledJob(resource.namespace, resource.name, patchOfJob(job, resource.name));
+      await (first === 'create' ? create() : patch());
       return;
     } catch (error) {
-      if (statusOf(error) !== 404) throw this.refusal(error);
+      if (statusOf(error) !== (first === 'create' ? 409 : 404)) throw this.refusal(error, change.by);
     }
     try {
-      await cluster.createScheduledJob(resource.namespace, scheduledJobOfJob(job, resource.namespace));
+      await (first === 'create' ? patch() : create());
     } catch (error) {
       if (statusOf(error) === 409) {
         throw conflict(
           `a ScheduledJob named "${resource.name}" already exists in namespace ${resource.namespace}`,
         );
       }
-      throw this.refusal(error);
+      throw this.refusal(error, change.by);
     }
   }
 
-  async jobDeleted(jobId: number): Promise<void> {
+  async jobDeleted(jobId: number, by: Caller | null = null): Promise<void> {
     const job = await findJob(this.options.pool, jobId);
     const resource =
       (await resourceOfJob(this.options.pool, jobId)) ??
       (job ? { namespace: this.options.namespace, name: crNameForJobName(job.name) } : null);
     if (!resource) return;
     try {
-      await this.options.cluster.deleteScheduledJob(resource.namespace, resource.name);
+      await this.clusterFor(by).deleteScheduledJob(resource.namespace, resource.name);
     } catch (error) {
-      if (statusOf(error) !== 404) throw this.refusal(error);
+      if (statusOf(error) !== 404) throw this.refusal(error, by);
     }
   }
 
-  async runNow(job: Job): Promise<void> {
-    const { namespace, cronJob } = await this.cronJobOf(job);
-    await this.call(() => this.options.cluster.createJob(namespace, manualJobFromCronJob(cronJob)));
+  /**
+   * Creates a Job from the CronJob's template. One made for a caller records who made it (by the
+   * Job's UID), for the executions its pod reports: a pod starts seconds after its Job is created,
+   * long after this write.
+   */
+  async runNow(job: Job, by: Caller | null = null): Promise<void> {
+    const { namespace, cronJob } = await this.cronJobOf(job, by);
+    const created = await this.call(
+      () => this.clusterFor(by).createJob(namespace, manualJobFromCronJob(cronJob)),
+      by,
+    );
+    const runUid = created.metadata?.uid;
+    if (!by || !runUid) return;
+    try {
+      await recordRunTrigger(this.options.pool, { runUid, jobId: job.id, triggeredBy: by.username });
+    } catch (error) {
+      // The run is started: it goes on, only without the name of who started it.
+      this.options.logger.warn('could not record who started a run', { jobId: job.id, runUid, err: error });
+    }
   }
 
   /**
@@ -105,23 +147,41 @@ export class KubernetesRuntime implements Runtime {
    * `concurrency` at a time (controller/slotRuns/slotRunner.ts), as it does a catch-up's. Refused,
    * so that it is not left waiting, while the job has no CronJob to make them from.
    */
-  async backfill(job: Job, _backfill: Backfill): Promise<void> {
-    await this.cronJobOf(job);
+  async backfill(job: Job, _backfill: Backfill, by: Caller | null = null): Promise<void> {
+    await this.cronJobOf(job, by);
   }
 
-  /** The CronJob of a job's ScheduledJob; a conflict while the controller has not made it. */
-  private async cronJobOf(job: Job): Promise<{ namespace: string; cronJob: V1CronJob }> {
+  /**
+   * The controller creates a backfill's Jobs later, as itself: before the backfill is recorded, the
+   * caller's own token creates one such Job in a dry run (`dryRun=All`: RBAC and admission, nothing
+   * stored), so that a backfill whose runs the cluster would not let them start is refused now.
+   */
+  async checkBackfill(job: Job, by: Caller): Promise<void> {
+    const { namespace, cronJob } = await this.cronJobOf(job, by);
+    await this.call(
+      () => this.clusterFor(by).createJob(namespace, manualJobFromCronJob(cronJob), { dryRun: true }),
+      by,
+    );
+  }
+
+  /** The CronJob of a job's ScheduledJob, read as `by`; a conflict while the controller has not made it. */
+  private async cronJobOf(job: Job, by: Caller | null): Promise<{ namespace: string; cronJob: V1CronJob }> {
     const resource = await resourceOfJob(this.options.pool, job.id);
     const notYet = conflict(`job ${job.id} has no CronJob yet: the controller has not reconciled it`);
     if (!resource) throw notYet;
     try {
       return {
         namespace: resource.namespace,
-        cronJob: await this.options.cluster.readCronJob(resource.namespace, cronJobNameFor(resource.name)),
+        cronJob: await this.clusterFor(by).readCronJob(resource.namespace, cronJobNameFor(resource.name)),
       };
     } catch (error) {
-      throw statusOf(error) === 404 ? notYet : this.refusal(error);
+      throw statusOf(error) === 404 ? notYet : this.refusal(error, by);
     }
+  }
+
+  /** The client a change is written with: the caller's own, else the service's. */
+  private clusterFor(by: Caller | null | undefined): ClusterClient {
+    return by && this.options.clusterOf ? this.options.clusterOf(by) : this.options.cluster;
   }
 
   /**
@@ -167,17 +227,25 @@ export class KubernetesRuntime implements Runtime {
     }
   }
 
-  private async call<T>(request: () => Promise<T>): Promise<T> {
+  private async call<T>(request: () => Promise<T>, by: Caller | null = null): Promise<T> {
     try {
       return await request();
     } catch (error) {
-      throw this.refusal(error);
+      throw this.refusal(error, by);
     }
   }
 
-  /** A 422 is the caller's input the cluster refused (400); anything else is the cluster's (503). */
-  private refusal(error: unknown): Error {
+  /**
+   * A 422 is the caller's input the cluster refused (400); a 401 or 403 of a write made with the
+   * caller's own token is the caller's (403: what RBAC or admission said); anything else is the
+   * cluster's (503).
+   */
+  private refusal(error: unknown, by: Caller | null = null): Error {
     if (statusOf(error) === 422) return invalid(`the cluster refused the job: ${apiMessage(error)}`);
+    const status = statusOf(error);
+    if (by && this.options.clusterOf && (status === 401 || status === 403)) {
+      return forbidden(`the cluster refused the request made with your credentials: ${apiMessage(error)}`);
+    }
     this.options.logger.warn('the cluster refused a request', { err: error });
     return new RuntimeRefusedError(`the cluster refused the change: ${apiMessage(error)}`, { cause: error });
   }

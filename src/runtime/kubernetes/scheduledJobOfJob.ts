@@ -27,14 +27,16 @@ function specOfJob(job: Job) {
 }
 
 /**
- * A new ScheduledJob for a job created through the REST API, in the service's namespace. It carries
- * the id of the row the API inserted, which the controller adopts, so the job keeps that id; and,
- * when the API name is not a valid resource name, the API name in an annotation.
+ * A new ScheduledJob for a job created through the REST API, in `namespace`. It carries the id of
+ * the row the API inserted, which the controller adopts, so the job keeps that id; and, when the
+ * job's name in its namespace (`localName`: the API name, less the `namespace.` the controller
+ * qualifies it with outside the service's own namespace) is not a valid resource name, that name
+ * in an annotation.
  */
 export type ScheduledJobManifest = Omit<ScheduledJob, 'spec' | 'status'> & { spec: ScheduledJobSpecInput };
 
-export function scheduledJobOfJob(job: Job, namespace: string): ScheduledJobManifest {
-  const name = crNameForJobName(job.name);
+export function scheduledJobOfJob(job: Job, namespace: string, localName = job.name): ScheduledJobManifest {
+  const name = crNameForJobName(localName);
   return {
     apiVersion: CRONDECK_API_VERSION,
     kind: 'ScheduledJob',
@@ -42,7 +44,7 @@ export function scheduledJobOfJob(job: Job, namespace: string): ScheduledJobMani
       name,
       namespace,
       labels: { [LABEL_JOB_ID]: String(job.id) },
-      ...(name === job.name ? {} : { annotations: { [JOB_NAME_ANNOTATION]: job.name } }),
+      ...(name === localName ? {} : { annotations: { [JOB_NAME_ANNOTATION]: localName } }),
     },
     spec: {
       schedule: job.schedule,
@@ -60,10 +62,13 @@ export function scheduledJobOfJob(job: Job, namespace: string): ScheduledJobMani
   };
 }
 
-/** The merge patch that brings an existing ScheduledJob in line with a job changed through the API. */
-export function patchOfJob(job: Job, resourceName: string): object {
+/**
+ * The merge patch that brings an existing ScheduledJob in line with a job changed through the API
+ * (`localName` as for `scheduledJobOfJob`).
+ */
+export function patchOfJob(job: Job, resourceName: string, localName = job.name): object {
   return {
-    metadata: { annotations: { [JOB_NAME_ANNOTATION]: resourceName === job.name ? null : job.name } },
+    metadata: { annotations: { [JOB_NAME_ANNOTATION]: resourceName === localName ? null : localName } },
     spec: specOfJob(job),
   };
 }

@@ -6,13 +6,18 @@ import { slotsToCatchUp } from '../../domain/slotRules';
 import { latestSlotAtOrBefore, type RunSlot, slotsBetween } from '../../domain/slots';
 import { isPausedAt, RUNNING, type SchedulerState } from '../../domain/schedulerState';
 import type { Logger } from '../../logging/logger';
-import { abortableSleep, type ExecuteAttempt, runAttempts } from '../../runner/attemptLoop';
+import {
+  abortableSleep,
+  type AttemptRecorder,
+  type ExecuteAttempt,
+  runAttempts,
+} from '../../runner/attemptLoop';
 import type { ExecutionRecorder } from '../../scheduling/executionRecorder';
 import type { SlotJudge } from '../../scheduling/slotJudge';
 import type { Backfill } from '../../store/slots';
 import { inProcessAttemptRecorder } from '../../scheduling/inProcessAttempts';
 import { type ProcessIdentity, thisProcessIdentity } from '../../runner/processIdentity';
-import { retryWhileUnavailable } from '../../store/transient';
+import { isTransientDatabaseError, retryWhileUnavailable } from '../../store/transient';
 import type { Runtime } from '../runtime';
 import { AbandonedRuns } from './abandonedRuns';
 import { BackfillRuns, type StartedRun } from './backfillRuns';
@@ -20,6 +25,7 @@ import { slotsToCatchUpNow } from '../../scheduling/catchUpSlots';
 import type { Leadership } from './leadership';
 import type { LocalRuntimeStore } from './localRuntimeStore';
 import { LoadedJobs } from './loadedJobs';
+import { inTurns } from './inTurns';
 import { ProcessPresence } from './processPresence';
 
 export interface LocalRuntimeOptions {
@@ -89,6 +95,14 @@ interface ActiveRun extends StartedRun {
   /** A backfill's run is beside the schedule: a fire time during it still runs. */
   backfill: boolean;
   abort: AbortController;
+  /** The job's run request this run holds (store/runRequests.ts), ended with the run; null: none. */
+  claim: number | null;
+}
+
+/** A run request this process took while a run of its job was going here: it starts when that ends. */
+interface DeferredRequest {
+  job: Job;
+  request: number;
 }
 
 /** Longest the timer sleeps, so a wall-clock jump is noticed within a minute. */
@@ -101,6 +115,12 @@ const DEFAULT_HEARTBEAT_MS = 5000;
 const DEFAULT_JUDGE_INTERVAL_MS = 5000;
 /** Slots one stall's catch-up lists at most (a week of a schedule firing every minute). */
 const MAX_STALL_SLOTS = 10_080;
+/**
+ * Due jobs whose fire is handled in one turn of the event loop (the check, the run's first
+ * statements, its submission to the recorder): thousands firing at one minute leave the requests
+ * their turns in between (their commands start a few a turn too: scheduling/inProcessAttempts.ts).
+ */
+const FIRES_PER_TURN = 50;
 /** Six heartbeats: a busy machine or a slow database delays one or two, not six. */
 const DEFAULT_OWNER_TIMEOUT_MS = 30_000;
 
@@ -150,6 +170,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   /** Slots each job's catch-up is to run, oldest first; the first is kept until its run has begun. */
   private readonly catchUps = new Map<number, Date[]>();
   private readonly backfills: BackfillRuns;
+  /** Run requests taken while their job was running here, by job id. */
+  private readonly deferred = new Map<number, DeferredRequest>();
   private judgeTimer: NodeJS.Timeout | undefined;
   private judging: Promise<number> | null = null;
 
@@ -212,6 +234,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       }
     }
     await this.backfills.settled();
+    // Not started here: left for the next leader rather than lost with this process's registration.
+    await this.giveBackDeferred();
     await Promise.allSettled([...this.housekeeping]);
     await this.closing;
     await this.options.leadership.stop();
@@ -242,16 +266,22 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     this.entries.delete(jobId);
     this.loadedJobs.deleted(jobId);
     this.catchUps.delete(jobId);
+    this.deferred.delete(jobId);
     for (const run of this.active) if (run.jobId === jobId) run.abort.abort();
   }
 
-  /** A second run of a job while one is going (retries included) is refused, as a fire time is skipped. */
+  /**
+   * A second run of a job while one is going (retries and their waits included) is refused, as a
+   * fire time is skipped, whichever replica is asked: the job's one run request in the database
+   * decides (store/runRequests.ts), not what a process holds in memory. The leader takes its own
+   * request and starts the run at once; another replica's waits for the leader's next look.
+   */
   async runNow(job: Job): Promise<void> {
-    if (this.isRunning(job.id, true) || (await this.options.store.hasRunningAttempt(job.id))) {
-      throw conflict(`job "${job.name}" is already running; wait for its run to finish`);
-    }
-    if (this.leading) void this.launch(job);
-    else await this.options.store.requestRun(job.id);
+    if (this.isRunning(job.id, true)) throw alreadyRunning(job);
+    const leading = this.leading && this.processId !== null;
+    const request = await this.options.store.runRequests.request(job.id, leading ? this.processId : null);
+    if (request === null) throw alreadyRunning(job);
+    if (leading) this.startTaken(job, request);
   }
 
   /** The backfill was recorded: the leader starts it (another process's leader finds it at its next sync). */
@@ -300,6 +330,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       begun.push(this.endPause(this.state.until));
     }
     const paused = isPausedAt(this.state, now);
+    // Every due job's next fire time moves at once; its fire is handled a few jobs a turn (below).
+    const due: { entry: ScheduledEntry; first: Date; latest: Date }[] = [];
     for (const entry of this.entries.values()) {
       if (entry.nextFire.getTime() > now.getTime()) continue;
       const first = entry.nextFire;
@@ -308,7 +340,12 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       const onTime = following.getTime() > now.getTime();
       const latest = onTime ? first : latestSlotAtOrBefore(entry.fields, entry.timeZone, first, now);
       entry.nextFire = onTime ? following : nextFireTime(entry.fields, entry.timeZone, now);
-      if (paused) continue;
+      if (!paused) due.push({ entry, first, latest });
+    }
+    await inTurns(due, FIRES_PER_TURN, ({ entry: dueEntry, first, latest }) => {
+      // Checked and started in one turn, while this process still fires the job (as saved since).
+      const entry = this.entries.get(dueEntry.job.id);
+      if (this.stopping || !this.leading || !entry) return;
       const slot: RunSlot = { scheduledAt: latest, trigger: 'schedule' };
       if (this.isRunning(entry.job.id) || this.abandoned.isRunningElsewhere(entry.job.id))
         begun.push(this.recordSkipped(entry.job, slot));
@@ -323,7 +360,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
         );
         this.queueCatchUp(entry.job.id, slotsToCatchUp(entry.job.catchUp, passedOver, now));
       }
-    }
+    });
     await Promise.allSettled(begun);
   }
 
@@ -360,6 +397,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       });
     } else {
       // Another process may be firing already; runs in progress here finish and are recorded.
+      void this.track(this.giveBackDeferred());
       this.clearTimer();
       clearTimeout(this.judgeTimer);
       this.entries.clear();
@@ -380,6 +418,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     await this.reload();
     await this.catchUpAfterGap();
     await this.backfills.sync();
+    // Requests made while no process led, or given back by the previous leader.
+    await this.startRequestedRuns();
     this.scheduleJudging();
   }
 
@@ -457,6 +497,76 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
     return pass;
   }
 
+  /**
+   * Starts the runs asked for through other processes, each once (a request is taken by one
+   * process). One whose job runs in another live process (a previous leader finishing its runs)
+   * is left waiting for a later look; one whose job runs here starts when that run ends.
+   */
+  private async startRequestedRuns(): Promise<void> {
+    for (const { id, jobId } of await this.options.store.runRequests.listWaiting()) {
+      if (!this.leading || this.stopping || this.processId === null) return;
+      if (this.abandoned.isRunningElsewhere(jobId)) continue;
+      const job = await this.options.store.findJob(jobId);
+      if (!job || !(await this.options.store.runRequests.take(id, this.processId))) continue;
+      this.startTaken(job, id);
+    }
+  }
+
+  /**
+   * Starts the run of a request this process took. Checked and started in one turn: a run of the
+   * schedule that began meanwhile is never joined by a second; the request then waits for its end.
+   */
+  private startTaken(job: Job, request: number): void {
+    if (!this.leading || this.stopping) {
+      void this.track(this.giveBack([request]));
+    } else if (this.isRunning(job.id, true)) {
+      this.deferred.set(job.id, { job, request });
+    } else {
+      this.startRun(job, null, request);
+    }
+  }
+
+  /** A run of the job ended here: a request waiting for it starts, if no other run of the job is going. */
+  private startDeferred(jobId: number): void {
+    const waiting = this.deferred.get(jobId);
+    if (!waiting || this.isRunning(jobId, true)) return;
+    this.deferred.delete(jobId);
+    this.startTaken(waiting.job, waiting.request);
+  }
+
+  /** Puts the deferred requests back in the database, for whichever process leads next. */
+  private giveBackDeferred(): Promise<void> {
+    const requests = [...this.deferred.values()].map((waiting) => waiting.request);
+    this.deferred.clear();
+    return this.giveBack(requests);
+  }
+
+  private async giveBack(requests: number[]): Promise<void> {
+    for (const request of requests) {
+      await this.options.store.runRequests.giveBack(request).catch((error) =>
+        this.options.logger.warn('could not give a run request back; it ends with this process', {
+          request,
+          err: error,
+        }),
+      );
+    }
+  }
+
+  /** The run holding the job's request has ended: the job may run again, through any replica. */
+  private async endClaim(run: ActiveRun): Promise<void> {
+    const claim = run.claim;
+    if (claim === null) return;
+    await this.whileUnavailable(() => this.options.store.runRequests.end(claim)).catch((error) =>
+      this.options.logger.error(
+        'could not end a run request; the job stays claimed until this process stops',
+        {
+          jobId: run.jobId,
+          err: error,
+        },
+      ),
+    );
+  }
+
   private warnBackfills(error: unknown): void {
     this.options.logger.warn('could not look for backfills', { err: error });
   }
@@ -482,10 +592,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
         this.changeMark = mark;
       }
       if (!(await this.options.leadership.confirm())) return;
-      for (const jobId of await this.options.store.takeRunRequests()) {
-        const job = await this.options.store.findJob(jobId);
-        if (job && this.leading && !this.stopping) this.launch(job);
-      }
+      await this.startRequestedRuns();
       // Backfills asked for through other processes.
       await this.backfills.sync();
     } catch (error) {
@@ -517,6 +624,7 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   private forgetJobsNotIn(versions: Map<number, string>): void {
     for (const id of [...this.entries.keys()]) if (!versions.has(id)) this.entries.delete(id);
     for (const id of [...this.catchUps.keys()]) if (!this.entries.has(id)) this.catchUps.delete(id);
+    for (const id of [...this.deferred.keys()]) if (!versions.has(id)) this.deferred.delete(id);
     // A job deleted through another process: its run stops here as it would for a local deletion.
     for (const run of this.active) if (!versions.has(run.jobId)) run.abort.abort();
   }
@@ -620,17 +728,21 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
   }
 
   /**
-   * Starts a run, for `slot` if it has one (its attempts name it, its command sees it). When a run
-   * of the schedule ends, the job's next catch-up run, if any, starts.
+   * Starts a run, for `slot` if it has one (its attempts name it, its command sees it), holding the
+   * run request `claim` if it was asked for. When a run ends, a request that waited for it starts;
+   * when a run of the schedule ends, the job's next catch-up run, if any, starts.
    */
-  private startRun(job: Job, slot: RunSlot | null): ActiveRun {
+  private startRun(job: Job, slot: RunSlot | null, claim: number | null = null): ActiveRun {
     const abort = new AbortController();
     let begun!: () => void;
     const started = new Promise<void>((resolve) => (begun = resolve));
     const backfill = slot?.trigger === 'backfill';
-    const run: ActiveRun = { jobId: job.id, backfill, abort, started, done: Promise.resolve() };
+    const run: ActiveRun = { jobId: job.id, backfill, abort, started, done: Promise.resolve(), claim };
     run.done = runAttempts({ ...job, scheduledAt: slot?.scheduledAt ?? null }, abort.signal, {
-      recorder: inProcessAttemptRecorder(this.options.recorder, job, this.processId, slot),
+      recorder: this.claimingWhileWaiting(
+        run,
+        inProcessAttemptRecorder(this.options.recorder, job, this.processId, slot),
+      ),
       logger: this.options.logger,
       execute: this.options.execute,
       sleep: this.options.sleep ?? abortableSleep,
@@ -638,13 +750,41 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
       now: () => this.options.clock.now(),
     })
       .catch((error) => this.options.logger.error('run failed to record', { job: job.name, err: error }))
+      .then(() => this.endClaim(run))
       .finally(() => {
         this.active.delete(run);
         begun();
+        this.startDeferred(job.id);
         if (!backfill && this.catchUps.has(job.id)) void this.nextCatchUp(job.id);
       });
     this.active.add(run);
     return run;
+  }
+
+  /**
+   * A run between attempts has none running for other replicas to see: before an attempt that is
+   * to be retried is recorded as finished, the run takes the job's claim (unless it holds one), so
+   * that run-now through any replica refuses during the wait as it did during the attempt.
+   */
+  private claimingWhileWaiting(run: ActiveRun, recorder: AttemptRecorder): AttemptRecorder {
+    return {
+      ...recorder,
+      finishAttempt: async (executionId, result, finalAttempt) => {
+        if (!finalAttempt && run.claim === null && this.processId !== null) {
+          run.claim = await this.options.store.runRequests.hold(run.jobId, this.processId).catch((error) => {
+            // The attempt's result comes first: a database that is away is ridden out by the
+            // caller's retry, which tries the claim again; anything else leaves the wait unclaimed.
+            if (isTransientDatabaseError(error)) throw error;
+            this.options.logger.warn('could not claim the job while its run waits to retry', {
+              jobId: run.jobId,
+              err: error,
+            });
+            return null;
+          });
+        }
+        return recorder.finishAttempt(executionId, result, finalAttempt);
+      },
+    };
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -660,4 +800,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
         this.options.logger.warn('database unavailable; retrying', { delayMs, err: error }),
     });
   }
+}
+
+function alreadyRunning(job: Job): Error {
+  return conflict(`job "${job.name}" is already running; wait for its run to finish`);
 }

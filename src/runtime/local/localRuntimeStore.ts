@@ -10,13 +10,17 @@ import {
   type StoredJob,
 } from '../../store/jobs';
 import { readVersionsMark } from '../../store/listVersions';
-import { requestRun, takeRunRequests } from '../../store/runRequests';
-import type { ProcessIdentity } from '../../runner/processIdentity';
 import {
-  findRunningAttempt,
-  listRunningAttempts,
-  type RunningAttemptOwnership,
-} from '../../store/runningAttempts';
+  endRunRequest,
+  holdRunClaim,
+  listWaitingRunRequests,
+  requestRun,
+  returnRunRequest,
+  type RunRequest,
+  takeRunRequest,
+} from '../../store/runRequests';
+import type { ProcessIdentity } from '../../runner/processIdentity';
+import { listRunningAttempts, type RunningAttemptOwnership } from '../../store/runningAttempts';
 import {
   beat,
   forgetProcesses,
@@ -51,10 +55,17 @@ export interface LocalRuntimeStore {
   endPauseAt(until: Date): Promise<void>;
   /** Changes whenever a job's definition or the scheduler switch changes, whoever changed it; not with a run recorded. */
   readChangeMark(): Promise<string>;
-  requestRun(jobId: number): Promise<void>;
-  /** True while an attempt of the job is running, in this process or another. */
-  hasRunningAttempt(jobId: number): Promise<boolean>;
-  takeRunRequests(): Promise<number[]>;
+  /** The job's one claim on a run at a time (store/runRequests.ts). */
+  runRequests: {
+    /** Asks for a run now: the request's id, or null when the job has a run requested or going. */
+    request(jobId: number, takenBy: number | null): Promise<number | null>;
+    /** Holds the claim for a run waiting to retry: its id, or null when a request holds it already. */
+    hold(jobId: number, process: number): Promise<number | null>;
+    listWaiting(): Promise<RunRequest[]>;
+    take(id: number, process: number): Promise<boolean>;
+    giveBack(id: number): Promise<void>;
+    end(id: number): Promise<void>;
+  };
   /** Registers this process (migration 013); answers its id. */
   registerProcess(identity: ProcessIdentity): Promise<number>;
   beat(id: number, identity: ProcessIdentity): Promise<void>;
@@ -84,9 +95,14 @@ export function poolRuntimeStore(pool: Pool): LocalRuntimeStore {
     loadSchedulerState: () => readSchedulerState(pool),
     endPauseAt: async (until) => void (await endPauseAt(pool, until)),
     readChangeMark: () => readVersionsMark(pool, ['job_definitions', 'scheduler']),
-    requestRun: (jobId) => requestRun(pool, jobId),
-    hasRunningAttempt: async (jobId) => (await findRunningAttempt(pool, jobId)) !== null,
-    takeRunRequests: () => takeRunRequests(pool),
+    runRequests: {
+      request: (jobId, takenBy) => requestRun(pool, jobId, takenBy),
+      hold: (jobId, process) => holdRunClaim(pool, jobId, process),
+      listWaiting: () => listWaitingRunRequests(pool),
+      take: (id, process) => takeRunRequest(pool, id, process),
+      giveBack: (id) => returnRunRequest(pool, id),
+      end: (id) => endRunRequest(pool, id),
+    },
     registerProcess: (identity) => registerProcess(pool, identity),
     beat: (id, identity) => beat(pool, id, identity),
     listProcesses: (timeoutMs) => listProcesses(pool, timeoutMs),

@@ -20,6 +20,10 @@ import { slotJobLocksSchema } from './019_slot_job_locks';
 import { clusterRunClaimsPlannedPerCallSchema } from './020_cluster_run_claims_planned_per_call';
 import { plansKeptPerConnectionSchema } from './021_plans_kept_per_connection';
 import { listVersionNotificationsSchema } from './022_list_version_notifications';
+import { oneRunClaimPerJobSchema } from './023_one_run_claim_per_job';
+import { slotStretchesSchema } from './024_slot_stretches';
+import { callersSchema } from './025_callers';
+import { mirroredGenerationSchema } from './026_mirrored_generation';
 
 export interface Migration {
   version: number;
@@ -54,4 +58,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 20, name: 'cluster run claims planned per call', sql: clusterRunClaimsPlannedPerCallSchema },
   { version: 21, name: 'plans kept per connection', sql: plansKeptPerConnectionSchema },
   { version: 22, name: 'list version notifications', sql: listVersionNotificationsSchema },
+  { version: 23, name: 'one run claim per job', sql: oneRunClaimPerJobSchema },
+  { version: 24, name: 'slot stretches', sql: slotStretchesSchema },
+  { version: 25, name: 'callers', sql: callersSchema },
+  { version: 26, name: 'mirrored generation', sql: mirroredGenerationSchema },
 ];

@@ -60,15 +60,24 @@ export interface ReceivedMail {
   user: string | undefined;
 }
 
+/** An AUTH the server was sent, and whether the connection was encrypted when it came. */
+export interface Authentication {
+  username: string | null | undefined;
+  password: string | null | undefined;
+  secure: boolean;
+}
+
 /**
- * A real SMTP server on a loopback port that requires AUTH (PLAIN or LOGIN, only over TLS) and
- * keeps every message it receives, parsed back with mailparser.
+ * A real SMTP server on a loopback port that requires AUTH (PLAIN or LOGIN, only over TLS unless
+ * it offers no STARTTLS) and keeps every message it receives, parsed back with mailparser.
  */
 export class TestSmtpServer {
   private constructor(
     private readonly server: SMTPServer,
     readonly port: number,
     readonly received: ReceivedMail[],
+    /** Every AUTH that reached the server, accepted or not. */
+    readonly authentications: Authentication[],
   ) {}
 
   static async start(options: {
@@ -79,17 +88,26 @@ export class TestSmtpServer {
     password: string;
     /** Take the message in, then never answer: a server stuck after DATA. */
     stallAfterData?: boolean;
+    /**
+     * false: a plain server that neither offers nor accepts STARTTLS, and takes AUTH over the plain
+     * connection (as some relays do). Default true.
+     */
+    startTls?: boolean;
   }): Promise<TestSmtpServer> {
     const received: ReceivedMail[] = [];
+    const authentications: Authentication[] = [];
+    const plainOnly = options.startTls === false;
     const server = new SMTPServer({
       secure: options.secure,
       key: options.certificate.key,
       cert: options.certificate.cert,
       authMethods: ['PLAIN', 'LOGIN'],
+      ...(plainOnly && { disabledCommands: ['STARTTLS'], allowInsecureAuth: true }),
       logger: false,
       // Connections still open at close (a stalled one) are cut at once rather than after 30 s.
       closeTimeout: 100,
-      onAuth(auth, _session, callback) {
+      onAuth(auth, session, callback) {
+        authentications.push({ username: auth.username, password: auth.password, secure: session.secure });
         if (auth.username === options.user && auth.password === options.password) {
           callback(null, { user: auth.username });
         } else {
@@ -119,7 +137,7 @@ export class TestSmtpServer {
     server.on('error', () => undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.server.address() as AddressInfo).port;
-    return new TestSmtpServer(server, port, received);
+    return new TestSmtpServer(server, port, received, authentications);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 // A job's alerts, newest first: sent, failing, and those its policy muted (a maintenance window) or
 // suppressed (a threshold, a reminder interval), each with why.
-// Contract: GET /api/jobs/:id/alerts/history → [{ id, event, reminder, channel, destination, state,
-// note, executionId, attempts, lastError, createdAt, finishedAt }].
+// Contract: GET /api/jobs/:id/alerts/history → [{ id, event, reminder, channel, destination,
+// destinationName, state, note, executionId, attempts, lastError, createdAt, finishedAt }].
 
 import { h, reconcile, setAttr, setText } from './dom.js';
 import { formatCompact, formatDateTime } from './format.js';
@@ -14,14 +14,13 @@ const STATE_LOOK = {
   suppressed: { icon: '–', kind: 'none' },
 };
 
-/** What a history row says of its destination: a webhook's origin (its path may be a secret), or the recipients. */
+/**
+ * What a history row says of its destination: the name the service gives it, which tells two webhooks
+ * of one host apart and leaves a webhook's secrets out (never the URL itself: its path may be one).
+ */
 function destinationText(entry) {
-  if (entry.channel !== 'webhook') return `e-mail: ${entry.destination}`;
-  try {
-    return `webhook: ${new URL(entry.destination).host}`;
-  } catch {
-    return 'webhook';
-  }
+  const channel = entry.channel === 'webhook' ? 'webhook' : 'e-mail';
+  return entry.destinationName ? `${channel}: ${entry.destinationName}` : channel;
 }
 
 export function createAlertHistory() {

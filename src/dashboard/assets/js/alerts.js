@@ -6,7 +6,7 @@
 import { api } from './api.js';
 import { field, h, replaceChildren, setFieldError, uid } from './dom.js';
 import { createPolicyEditor } from './policyEditor.js';
-import { busy, confirmDialog, openDialog, toast } from './ui.js';
+import { busy, confirmDialog, openDialog, permit, toast } from './ui.js';
 
 /** The spec's outcomes, then the events an alert policy raises (a destination opts into each). */
 // `missed` and `late` are the slot ledger's (docs/slots.md).
@@ -38,7 +38,11 @@ const UNAVAILABLE =
   'Alert settings are not available on this service yet: its alerts endpoint answered 404. ' +
   'Jobs and runs are not affected.';
 
-export function openAlertsDialog(job) {
+const READ_ONLY =
+  'Your Kubernetes role may read these alert settings but not change them (update alertconfigs).';
+
+/** `canChange`: whether the caller may change them (their Kubernetes role); else they only read. */
+export function openAlertsDialog(job, { canChange = true } = {}) {
   const body = h('div', { class: 'alerts-body' }, h('p', { class: 'muted' }, 'Loading alert settings…'));
   const dialog = openDialog({ title: `Alerts for ${job.name}`, content: body, className: 'dialog-wide' });
   load();
@@ -186,6 +190,7 @@ export function openAlertsDialog(job) {
     const policy = createPolicyEditor(config.policy ?? {});
 
     const formError = h('p', { class: 'form-error', role: 'alert', hidden: true });
+    const readOnly = canChange ? null : h('p', { class: 'notice', role: 'status' }, READ_ONLY);
     const save = h('button', { class: 'btn btn-primary', type: 'submit', text: 'Save alerts' });
     const removeAll = h('button', {
       class: 'btn btn-danger-text btn-ghost',
@@ -292,6 +297,7 @@ export function openAlertsDialog(job) {
       emailEmpty,
       emailList,
       policy.element,
+      readOnly,
       formError,
       h(
         'div',
@@ -303,6 +309,8 @@ export function openAlertsDialog(job) {
       ),
     );
     renumber();
+    permit(save, canChange, READ_ONLY);
+    permit(removeAll, canChange, READ_ONLY);
 
     form.addEventListener('submit', async (event) => {
       event.preventDefault();

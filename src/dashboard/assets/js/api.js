@@ -1,5 +1,8 @@
 // The service's REST API as the page uses it. The token (when the service requires one) lives in
-// sessionStorage for this tab's session and travels only in the Authorization header.
+// sessionStorage for this tab's session and travels only in the Authorization header: the shared
+// SERVICE_API_TOKEN and a Kubernetes token (SERVICE_AUTH=kubernetes) alike.
+
+import { chosenNamespace } from './namespaceChoice.js';
 
 const TOKEN_KEY = 'crondeck.apiToken';
 
@@ -29,10 +32,19 @@ export function forgetToken() {
 }
 
 const unauthorizedListeners = new Set();
+const forbiddenListeners = new Set();
 
 /** Called with the ApiError whenever the service answers 401. */
 export function onUnauthorized(listener) {
   unauthorizedListeners.add(listener);
+}
+
+/**
+ * Called with the ApiError whenever the service refuses an action (403 to anything but a read):
+ * what the page thought the caller may do is out of date (a RoleBinding changed).
+ */
+export function onForbidden(listener) {
+  forbiddenListeners.add(listener);
 }
 
 /**
@@ -77,6 +89,8 @@ export async function request(
     const error = new ApiError(response.status, message);
     if (response.status === 401 && notifyUnauthorized)
       for (const listener of unauthorizedListeners) listener(error);
+    if (response.status === 403 && method !== 'GET')
+      for (const listener of forbiddenListeners) listener(error);
     throw error;
   }
   return data;
@@ -91,11 +105,16 @@ function query(params) {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
+/** The namespace the page shows, as a list's query parameter (none when it shows them all). */
+const inChosenNamespace = () => ({ namespace: chosenNamespace() || undefined });
+
 export const api = {
   health: () => request('GET', 'health'),
-  stats: () => request('GET', 'api/stats'),
+  stats: () => request('GET', `api/stats${query(inChosenNamespace())}`),
+  /** Who the caller is and what they may do in each namespace (docs/api.md#session). */
+  session: () => request('GET', 'api/session'),
 
-  listJobs: () => request('GET', 'api/jobs'),
+  listJobs: () => request('GET', `api/jobs${query(inChosenNamespace())}`),
   getJob: (id) => request('GET', `api/jobs/${enc(id)}`),
   createJob: (job) => request('POST', 'api/jobs', job),
   updateJob: (id, job) => request('PUT', `api/jobs/${enc(id)}`, job),
@@ -108,8 +127,9 @@ export const api = {
   deleteAlerts: (id) => request('DELETE', `api/jobs/${enc(id)}/alerts`),
   alertHistory: (id, limit) => request('GET', `api/jobs/${enc(id)}/alerts/history${query({ limit })}`),
 
+  // One job's runs are that job's, whichever namespace the page shows.
   listExecutions: ({ jobId, status, limit }) =>
-    request('GET', `api/executions${query({ jobId, status, limit })}`),
+    request('GET', `api/executions${query({ jobId, status, limit, ...(jobId ? {} : inChosenNamespace()) })}`),
   /** Finished executions and attempts in progress (which the API lists only when asked), newest first. */
   listExecutionsWithRunning: async ({ jobId, limit }) => {
     const [finished, running] = await Promise.all([

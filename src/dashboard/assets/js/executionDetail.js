@@ -82,6 +82,8 @@ export function createExecutionDetailView(section) {
               ]
             : null,
         ),
+        // Who started it by hand (Kubernetes mode), as the cluster names them.
+        execution.triggeredBy ? fact('Started by', execution.triggeredBy) : null,
         fact(
           'Started',
           h('time', { datetime: execution.startedAt }, formatDateTime(execution.startedAt)),

@@ -112,6 +112,8 @@ export function createExecutionsView(section, ctx) {
     p.job = h('a', { class: 'link-strong' });
     // What started the run, a word beside its job; the slot it was for on hover.
     p.trigger = h('span', { class: 'trigger-tag' });
+    // Who started it, where the service can name them (a run by hand, a backfill, in Kubernetes mode).
+    p.triggeredBy = h('span', { class: 'triggered-by muted small', hidden: true });
     p.started = h('time', {});
     p.ago = h('span', { class: 'muted small' });
     p.duration = h('span', { class: 'num' });
@@ -122,7 +124,7 @@ export function createExecutionsView(section, ctx) {
       'tr',
       { class: 'row-link' },
       h('td', { dataset: { label: 'Status' } }, p.badge),
-      h('td', { dataset: { label: 'Job' } }, p.job, ' ', p.trigger),
+      h('td', { dataset: { label: 'Job' } }, p.job, ' ', p.trigger, ' ', p.triggeredBy),
       h('td', { dataset: { label: 'Started' } }, p.started, ' ', p.ago),
       h('td', { dataset: { label: 'Duration' } }, p.duration),
       h('td', { dataset: { label: 'Exit code' } }, p.exit),
@@ -149,6 +151,8 @@ export function createExecutionsView(section, ctx) {
     p.trigger.dataset.trigger = execution.trigger ?? 'manual';
     setText(p.trigger, triggerText(execution));
     setAttr(p.trigger, 'title', describeTrigger(execution));
+    p.triggeredBy.hidden = !execution.triggeredBy;
+    setText(p.triggeredBy, execution.triggeredBy ? `by ${execution.triggeredBy}` : '');
     setText(p.started, formatCompact(execution.startedAt));
     setAttr(p.started, 'datetime', execution.startedAt);
     setAttr(p.started, 'title', formatDateTime(execution.startedAt));

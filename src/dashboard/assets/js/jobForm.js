@@ -28,8 +28,12 @@ function timeZoneDatalist() {
   return timeZoneList;
 }
 
-/** Opens the job form; `job` null creates. Calls `onSaved(job)` with the saved job. */
-export function openJobForm({ job = null, onSaved }) {
+/**
+ * Opens the job form; `job` null creates. Calls `onSaved(job)` with the saved job. `namespaces`:
+ * where a new job may go (Kubernetes mode: those where the caller may create jobs), `namespace` the
+ * one to offer first; without any the form has no namespace (local mode), as the API's default.
+ */
+export function openJobForm({ job = null, onSaved, namespaces = [], namespace = '' }) {
   const editing = Boolean(job);
   timeZoneDatalist();
   const scheduleListId = uid('schedules');
@@ -132,6 +136,18 @@ export function openJobForm({ job = null, onSaved }) {
       { hint: 'Comma-separated' },
     ),
   };
+  // A job stays in its namespace: only a new one gets to choose.
+  if (!editing && namespaces.length > 0) {
+    f.namespace = field(
+      'Namespace',
+      h(
+        'select',
+        { name: 'namespace' },
+        namespaces.map((name) => h('option', { value: name, selected: name === namespace }, name)),
+      ),
+      { hint: 'Where its ScheduledJob is created: the namespaces where your role may create jobs.' },
+    );
+  }
   const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: job ? job.enabled : true });
 
   const preview = h('div', { class: 'cron-preview', 'aria-live': 'polite' });
@@ -151,6 +167,7 @@ export function openJobForm({ job = null, onSaved }) {
   const form = h(
     'form',
     { class: 'form form-grid', novalidate: true },
+    f.namespace?.wrapper,
     f.name.wrapper,
     f.tags.wrapper,
     f.schedule.wrapper,
@@ -252,6 +269,7 @@ export function openJobForm({ job = null, onSaved }) {
       .map((tag) => tag.trim())
       .filter(Boolean);
     if (tags.length) body.tags = tags;
+    if (f.namespace) body.namespace = f.namespace.control.value;
     return body;
   }
 

@@ -9,8 +9,9 @@ import { h, replaceChildren, setText } from './dom.js';
 import { durationChart } from './durationChart.js';
 import { executionsHash } from './executions.js';
 import { formatDateTime, formatDuration, formatRelative } from './format.js';
+import { may, whyNot } from './session.js';
 import { createSlotHistory } from './slotHistory.js';
-import { busy, statusBadge, toast, updateStatusBadge } from './ui.js';
+import { busy, permit, statusBadge, toast, updateStatusBadge } from './ui.js';
 
 const CHART_RUNS = 50;
 
@@ -70,7 +71,7 @@ export function createJobPageView(section, ctx) {
     class: 'btn btn-small btn-ghost',
     type: 'button',
     text: 'Edit alerts',
-    onclick: () => job && openAlertsDialog(job),
+    onclick: () => job && openAlertsDialog(job, { canChange: may(job.namespace, 'updateAlerts') }),
   });
   const backfillButton = h('button', {
     class: 'btn btn-small btn-ghost',
@@ -79,6 +80,8 @@ export function createJobPageView(section, ctx) {
     onclick: () => job && openBackfillDialog(job, { onStarted: () => ctx.refreshSoon() }),
   });
   const historyLink = h('a', { class: 'btn btn-small btn-ghost', text: 'All runs' });
+  // Kubernetes mode: where the job's ScheduledJob lives, and who last changed it.
+  const ownership = h('p', { class: 'muted job-ownership', hidden: true });
   const policyText = h('p', { class: 'policy-summary' });
   const chartBox = h('div', { class: 'chart-box' });
   const history = createAlertHistory();
@@ -98,6 +101,7 @@ export function createJobPageView(section, ctx) {
     'div',
     { hidden: true },
     state,
+    ownership,
     suspended,
     h('div', { class: 'actions' }, runButton, backfillButton, alertsButton, historyLink),
     h('h2', { class: 'section-title' }, 'Durations of the last runs'),
@@ -150,9 +154,29 @@ export function createJobPageView(section, ctx) {
     });
   }
 
+  /** The buttons of what the caller may do with the job (the session's `can` in its namespace). */
+  function permitActions() {
+    const namespace = job?.namespace ?? null;
+    for (const [control, ability] of [
+      [runButton, 'run'],
+      [backfillButton, 'run'],
+      [alertsButton, 'getAlerts'],
+      [resume, 'update'],
+    ]) {
+      permit(control, may(namespace, ability), whyNot(namespace, ability));
+    }
+  }
+
   function render(current, config, executions, alerts) {
     job = current;
+    permitActions();
     setText(title, current.name);
+    const owned = [
+      current.namespace ? `Namespace ${current.namespace}` : null,
+      current.changedBy ? `last changed by ${current.changedBy}` : null,
+    ].filter(Boolean);
+    ownership.hidden = owned.length === 0;
+    setText(ownership, owned.join(' · '));
     updateStatusBadge(badge, current.running ? 'running' : current.lastStatus);
     const fires = current.enabled
       ? current.nextRun
@@ -164,7 +188,12 @@ export function createJobPageView(section, ctx) {
     setText(suspendedText, current.suspendedReason ?? '');
     historyLink.setAttribute('href', executionsHash({ jobId: String(current.id) }));
     const policy = config?.policy;
-    setText(policyText, describePolicy(policy) ?? 'No alert policy: every matching run alerts.');
+    setText(
+      policyText,
+      may(current.namespace, 'getAlerts')
+        ? (describePolicy(policy) ?? 'No alert policy: every matching run alerts.')
+        : whyNot(current.namespace, 'getAlerts'),
+    );
     replaceChildren(
       chartBox,
       durationChart(executions, {
@@ -177,6 +206,10 @@ export function createJobPageView(section, ctx) {
 
   return {
     title: 'Job',
+    /** What the caller may do changed: the buttons follow. */
+    sessionChanged() {
+      permitActions();
+    },
     show(params) {
       if (params.id !== jobId) {
         jobId = params.id;
@@ -202,10 +235,12 @@ export function createJobPageView(section, ctx) {
         return;
       }
       if (id !== jobId) return;
+      // Alerts are read only by those whose role lets them: for others they would answer 403.
+      const readsAlerts = may(current.namespace, 'getAlerts');
       const [config, executions, alerts] = await Promise.all([
-        api.getAlerts(id),
+        readsAlerts ? api.getAlerts(id) : null,
         api.listExecutions({ jobId: id, limit: CHART_RUNS }),
-        api.alertHistory(id),
+        readsAlerts ? api.alertHistory(id) : [],
         slots.refresh(),
       ]);
       if (id !== jobId) return;

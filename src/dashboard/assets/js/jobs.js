@@ -5,9 +5,11 @@ import { h, reconcile, replaceChildren, setAttr, setText } from './dom.js';
 import { formatDateTime, formatRelative, formatShort } from './format.js';
 import { openAlertsDialog } from './alerts.js';
 import { openJobForm } from './jobForm.js';
+import { chosenNamespace } from './namespaceChoice.js';
+import { creatableNamespaces, may, mayCreate, whyNot } from './session.js';
 import { createSlotStrip } from './slotStrip.js';
 import { createSlotStripLoader } from './slotStripLoader.js';
-import { busy, confirmDialog, keepFocus, statusBadge, toast, updateStatusBadge } from './ui.js';
+import { busy, confirmDialog, keepFocus, permit, statusBadge, toast, updateStatusBadge } from './ui.js';
 
 // Next to schedules read in each job's own zone, the next run is in the browser's: say so.
 const NEXT_RUN_LABEL = 'Next run (your time)';
@@ -32,7 +34,8 @@ export function createJobsView(section, ctx) {
     class: 'btn btn-primary',
     type: 'button',
     text: 'New job',
-    onclick: () => openJobForm({ onSaved: saved }),
+    onclick: () =>
+      openJobForm({ onSaved: saved, namespaces: creatableNamespaces(), namespace: chosenNamespace() }),
   });
   const tbody = h('tbody');
   const table = h(
@@ -84,6 +87,14 @@ export function createJobsView(section, ctx) {
   }
 
   function render() {
+    const chosen = chosenNamespace();
+    permit(
+      newButton,
+      mayCreate(),
+      chosen
+        ? whyNot(chosen, 'create')
+        : 'Your Kubernetes role does not allow creating jobs in any namespace (create scheduledjobs).',
+    );
     const needle = filter.value.trim().toLowerCase();
     const visible = jobs.filter((job) => matches(job, needle));
     reconcile(tbody, rows, visible, (job) => job.id, createRow, updateRow);
@@ -127,6 +138,9 @@ export function createJobsView(section, ctx) {
     const p = {};
     p.name = h('a', { class: 'job-name' });
     p.suspended = h('span', { class: 'badge badge-suspended', hidden: true }, 'suspended');
+    // Kubernetes mode: where the job's ScheduledJob lives, and who last changed it.
+    p.namespace = h('span', { class: 'job-namespace', hidden: true, title: 'Namespace' });
+    p.changedBy = h('div', { class: 'job-changed-by muted small', hidden: true });
     p.description = h('div', { class: 'job-description muted' });
     p.command = h('code', { class: 'job-command' });
     p.tags = h('div', { class: 'tags' });
@@ -151,7 +165,7 @@ export function createJobsView(section, ctx) {
       class: 'btn btn-small btn-ghost',
       type: 'button',
       text: 'Alerts',
-      onclick: () => openAlertsDialog(row.job),
+      onclick: () => openAlertsDialog(row.job, { canChange: may(row.job.namespace, 'updateAlerts') }),
     });
     const edit = h('button', {
       class: 'btn btn-small btn-ghost',
@@ -166,6 +180,14 @@ export function createJobsView(section, ctx) {
       onclick: (event) => removeJob(row.job, event.currentTarget),
     });
     p.buttons = [p.run, p.history, alerts, edit, remove];
+    /** Each control and the ability it takes, as the session's `can` names them. */
+    p.guarded = [
+      [p.run, 'run'],
+      [alerts, 'getAlerts'],
+      [edit, 'update'],
+      [remove, 'delete'],
+      [p.toggle, 'update'],
+    ];
 
     const row = h(
       'tr',
@@ -176,9 +198,12 @@ export function createJobsView(section, ctx) {
         p.name,
         ' ',
         p.suspended,
+        ' ',
+        p.namespace,
         p.description,
         p.command,
         p.tags,
+        p.changedBy,
       ),
       h('td', { dataset: { label: 'Schedule' } }, h('div', { class: 'cron-line' }, p.expr, p.zone), p.human),
       h('td', { dataset: { label: NEXT_RUN_LABEL } }, p.next, p.nextAbs),
@@ -215,6 +240,10 @@ export function createJobsView(section, ctx) {
     // Suspended by its alert policy after failing runs: the switch is off, and this says why.
     p.suspended.hidden = !job.suspendedReason;
     setAttr(p.suspended, 'title', job.suspendedReason ?? null);
+    p.namespace.hidden = !job.namespace;
+    setText(p.namespace, job.namespace ?? '');
+    p.changedBy.hidden = !job.changedBy;
+    setText(p.changedBy, job.changedBy ? `Last changed by ${job.changedBy}` : '');
     setText(p.description, job.description ?? '');
     p.description.hidden = !job.description;
     setText(p.command, job.command);
@@ -288,7 +317,11 @@ export function createJobsView(section, ctx) {
 
     strips.track(job, p.strip, row);
 
-    if (!p.toggle.disabled) p.toggle.checked = job.enabled;
+    // Disabled while its change is in flight: the answer sets it. Disabled for want of a role: as listed.
+    if (!p.toggle.disabled || p.toggle.dataset.denied === 'true') p.toggle.checked = job.enabled;
+    for (const [control, ability] of p.guarded) {
+      permit(control, may(job.namespace, ability), whyNot(job.namespace, ability));
+    }
     setAttr(p.toggle, 'aria-label', `Enabled: ${job.name}`);
     setAttr(p.run, 'aria-label', `Run ${job.name} now`);
     setAttr(p.history, 'href', `#/executions?jobId=${job.id}`);
@@ -359,6 +392,10 @@ export function createJobsView(section, ctx) {
     schedulerChanged(state) {
       scheduler = state;
       if (loaded) render();
+    },
+    /** What the caller may do changed: the buttons follow. */
+    sessionChanged() {
+      render();
     },
     async refresh() {
       jobs = await api.listJobs();

@@ -1,6 +1,7 @@
-// Start-up and wiring: views, hash routing, polling, the token prompt.
+// Start-up and wiring: views, hash routing, polling, signing in and what the session allows.
 
-import { forgetToken, onUnauthorized, storedToken } from './api.js';
+import { forgetToken, onForbidden, onUnauthorized, storedToken } from './api.js';
+import { createAccountPanel } from './account.js';
 import { byId, setText } from './dom.js';
 import { createExecutionDetailView } from './executionDetail.js';
 import { createExecutionsView, executionsHash } from './executions.js';
@@ -10,16 +11,18 @@ import { createJobPageView } from './jobPage.js';
 import { createJobsView } from './jobs.js';
 import { createPoller } from './poller.js';
 import { createSchedulerPanel } from './scheduler.js';
-import { promptForToken } from './token.js';
+import { currentSession, forgetSession, keepSession, onSessionChange, refreshSession } from './session.js';
+import { promptForToken, tokenKindOf } from './token.js';
 
 const POLL_INTERVAL_MS = 5000;
 
 const banner = byId('banner');
 const updated = byId('updated');
-const forgetButton = byId('forget-token');
 
 let current = null;
 let authBlocked = false;
+/** Whether the views were shown: the first load of the session comes before them. */
+let started = false;
 const followUps = [];
 
 const ctx = {
@@ -43,6 +46,13 @@ const ctx = {
 
 const header = createHeader();
 const scheduler = createSchedulerPanel(ctx);
+const account = createAccountPanel({
+  // Another namespace: its jobs at once, and the session again (what the caller may do there).
+  onNamespaceChange() {
+    refreshSession().catch(() => {});
+    poller.now();
+  },
+});
 const views = {
   jobs: createJobsView(byId('view-jobs'), ctx),
   executions: createExecutionsView(byId('view-executions'), ctx),
@@ -111,7 +121,9 @@ function showBanner(message) {
 async function refreshAll() {
   if (authBlocked) return;
   const view = current;
-  const results = await Promise.allSettled([header.refresh(), scheduler.refresh(), view?.refresh()]);
+  // A session the first load could not read (the cluster's API server was down) is asked again.
+  const session = currentSession() ? null : refreshSession();
+  const results = await Promise.allSettled([header.refresh(), scheduler.refresh(), view?.refresh(), session]);
   const failure = results.find((result) => result.status === 'rejected')?.reason;
   if (authBlocked) return;
   if (failure && failure.status !== 401) {
@@ -124,30 +136,52 @@ async function refreshAll() {
 
 const poller = createPoller(refreshAll, POLL_INTERVAL_MS);
 
-onUnauthorized(async () => {
+onUnauthorized(async (error) => {
   if (authBlocked) return;
   authBlocked = true;
   poller.stop();
   const rejectedToken = Boolean(storedToken());
+  // The kind of token is the kept session's, while there is one; else the 401 says.
+  const kind = currentSession()?.auth === 'kubernetes' ? 'kubernetes' : tokenKindOf(error.message);
   forgetToken();
-  forgetButton.hidden = true;
-  await promptForToken({ rejectedToken });
+  forgetSession();
+  const session = await promptForToken({ rejectedToken, refusal: error.message, kind });
+  keepSession(session);
   authBlocked = false;
-  forgetButton.hidden = false;
-  poller.start();
+  if (started) poller.start();
+  else begin();
 });
 
-forgetButton.hidden = !storedToken();
-forgetButton.addEventListener('click', () => {
-  forgetToken();
-  location.reload();
+// A refused action: the page's idea of what the caller may do is out of date.
+onForbidden(() => {
+  refreshSession().catch(() => {});
 });
+
+onSessionChange(() => {
+  account.render();
+  scheduler.sessionChanged();
+  for (const view of Object.values(views)) view.sessionChanged?.();
+});
+
 byId('refresh').addEventListener('click', () => {
   // A view that reads something once (a finished execution) reads it again when asked to.
   current?.invalidate?.();
   poller.now();
 });
-window.addEventListener('hashchange', () => route());
+window.addEventListener('hashchange', () => {
+  if (started) route();
+});
 
-route({ focus: false });
-poller.start();
+function begin() {
+  started = true;
+  route({ focus: false });
+  poller.start();
+}
+
+// The session first: what the caller may do decides which controls are on. A 401 asks for a token
+// (above), and the page starts once one is accepted; any other failure starts it all the same, and
+// the polls ask for the session again.
+account.render();
+refreshSession().then(begin, (error) => {
+  if (error.status !== 401) begin();
+});

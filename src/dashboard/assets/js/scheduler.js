@@ -9,7 +9,12 @@ import {
   formatRelative,
   toLocalInputValue,
 } from './format.js';
-import { busy, openDialog, toast } from './ui.js';
+import { mayPauseResume } from './session.js';
+import { busy, openDialog, permit, toast } from './ui.js';
+
+const NOT_ALLOWED =
+  'Your Kubernetes role does not allow pausing or resuming the scheduler ' +
+  '(post on the non-resource URLs /api/scheduler/pause and /api/scheduler/resume).';
 
 export function createSchedulerPanel(ctx) {
   const root = byId('scheduler');
@@ -25,7 +30,8 @@ export function createSchedulerPanel(ctx) {
       announcedKey = announce;
       ctx.schedulerChanged({ paused: state.paused, until: state.until ?? null });
     }
-    const key = `${state.paused}|${state.until ?? ''}|${state.paused ? formatRelative(state.until) : ''}`;
+    const allowed = mayPauseResume();
+    const key = `${state.paused}|${state.until ?? ''}|${state.paused ? formatRelative(state.until) : ''}|${allowed}`;
     if (key === renderedKey) return;
     renderedKey = key;
     // Keep the focus on the button across re-renders when it had it.
@@ -55,6 +61,7 @@ export function createSchedulerPanel(ctx) {
     const button = state.paused
       ? h('button', { class: 'btn btn-small btn-primary', type: 'button', text: 'Resume', onclick: resume })
       : h('button', { class: 'btn btn-small', type: 'button', text: 'Pause…', onclick: openPauseDialog });
+    permit(button, allowed, NOT_ALLOWED);
     replaceChildren(root, status, button);
     if (hadFocus) button.focus();
   }
@@ -178,9 +185,37 @@ export function createSchedulerPanel(ctx) {
     indefinite.focus();
   }
 
+  /**
+   * Kubernetes mode: reading the scheduler's state takes a non-resource URL that a role bound only
+   * in a namespace does not grant. Not a failure of the page: the panel says so, with the 403.
+   */
+  function renderHidden(message) {
+    state = null;
+    if (renderedKey === 'hidden') return;
+    renderedKey = 'hidden';
+    replaceChildren(
+      root,
+      h(
+        'span',
+        { class: 'pill pill-muted', id: 'scheduler-state', title: message },
+        h('span', {}, 'Scheduler state not shown to you'),
+      ),
+    );
+  }
+
   return {
     async refresh() {
-      state = await api.schedulerStatus();
+      try {
+        state = await api.schedulerStatus();
+      } catch (error) {
+        if (error.status !== 403) throw error;
+        renderHidden(error.message);
+        return;
+      }
+      render();
+    },
+    /** What the caller may do changed: whether they may pause and resume too. */
+    sessionChanged() {
       render();
     },
   };

@@ -137,3 +137,20 @@ export function keepFocus(control) {
     if (lost && control.isConnected && !control.disabled) control.focus({ preventScroll: true });
   };
 }
+
+/**
+ * Turns a control off while the caller may not use it (their Kubernetes role), saying why on hover,
+ * and on again once they may. A control disabled for another reason (its request in flight, see
+ * busy) is left as it is.
+ */
+export function permit(control, allowed, reason) {
+  if (!allowed) {
+    control.disabled = true;
+    control.dataset.denied = 'true';
+    setAttr(control, 'title', reason);
+  } else if (control.dataset.denied === 'true') {
+    control.disabled = false;
+    delete control.dataset.denied;
+    setAttr(control, 'title', null);
+  }
+}

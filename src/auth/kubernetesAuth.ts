@@ -1,0 +1,220 @@
+import { type Request, type RequestHandler, Router } from 'express';
+import type { Pool } from 'pg';
+import { z } from 'zod';
+import type { Caller } from '../domain/caller';
+import { namespaceSchema } from '../domain/job';
+import { HttpError } from '../httpKit/httpError';
+import { singleQueryValue } from '../httpKit/queryParams';
+import { parseOrThrow, parsePathId, pathIdSchema } from '../httpKit/validate';
+import type { AccessAttributes } from '../kube/accessReviews';
+import { crNameForJobName } from '../kube/resources/names';
+import { CRONDECK_GROUP } from '../kube/resources/group';
+import type { Logger } from '../logging/logger';
+import { findJobOfExecution } from '../store/executions';
+import { listJobNamespaces } from '../store/jobs';
+import { findJobResource } from '../store/resourceJobs';
+import {
+  JOB_REQUESTS,
+  type JobNeed,
+  type JobTarget,
+  READ_JOB,
+  jobAttributes,
+  nonResourceAttributes,
+  scheduledJobsAttributes,
+} from './accessRules';
+import { readBearerToken } from './bearerToken';
+import { forbiddenMessage, unseenMessage } from './forbiddenMessages';
+import { callerOf, markChecked, setCaller, wasChecked } from './requestCaller';
+import type { Reviewer } from './reviewer';
+
+export interface KubernetesAuthDeps {
+  reviewer: Reviewer;
+  pool: Pool;
+  /** The namespace the service writes ScheduledJobs to: that of a job not written to one yet. */
+  home: string;
+  logger: Logger;
+}
+
+const listQuerySchema = z.object({ namespace: singleQueryValue(namespaceSchema.optional()) });
+const executionListQuerySchema = listQuerySchema.extend({ jobId: singleQueryValue(pathIdSchema.optional()) });
+const createBodySchema = z.object({ namespace: namespaceSchema.nullish() });
+
+/**
+ * SERVICE_AUTH=kubernetes: every `/api` request (but pods' reports and slot claims, which come
+ * before) carries a bearer token of the cluster, and is checked by the cluster's RBAC before any
+ * route sees it (docs/api.md, "Access in a cluster"):
+ *
+ * - who: a TokenReview of the token (401 without one it accepts);
+ * - lists (`GET /api/jobs`, `/api/executions`, `/api/stats`): `list scheduledjobs`, everywhere or
+ *   in the namespaces shown; the route shows only those (`listableNamespaces`);
+ * - a creation: `create scheduledjobs` in its namespace;
+ * - a request about one job (JOB_REQUESTS) or execution: its verb on the job's ScheduledJob;
+ * - anything else: the request's path under `/crondeck`, as a non-resource URL (accessRules.ts).
+ *
+ * A review the API server could not answer in time rejects with ApiServerUnavailableError, which
+ * the app answers 503 (`apiServerUnavailableHandler`): never a pass.
+ */
+export function kubernetesAuth(deps: KubernetesAuthDeps): Router {
+  const router = Router();
+  const checks = new AccessChecks(deps);
+  router.use(authenticate(deps.reviewer));
+  // Who the caller is and what they may do in each namespace: authentication is all it needs.
+  router.get('/session', (req, _res, next) => {
+    markChecked(req);
+    next();
+  });
+  router.get(['/jobs', '/stats'], async (req, _res, next) => {
+    const { namespace } = parseOrThrow(listQuerySchema, req.query);
+    markChecked(req, await checks.listable(caller(req), namespace ?? null));
+    next();
+  });
+  router.get('/executions', async (req, _res, next) => {
+    const { jobId, namespace } = parseOrThrow(executionListQuerySchema, req.query);
+    // One job's runs are that job's: reading it is what they need.
+    if (jobId !== undefined) await checks.job(caller(req), jobId, READ_JOB);
+    markChecked(req, jobId === undefined ? await checks.listable(caller(req), namespace ?? null) : null);
+    next();
+  });
+  router.get('/executions/:id', async (req, _res, next) => {
+    await checks.execution(caller(req), parsePathId(req.params));
+    markChecked(req);
+    next();
+  });
+  router.post('/jobs', async (req, _res, next) => {
+    const body: unknown = req.body;
+    const named = typeof body === 'object' && body !== null && Object.hasOwn(body, 'namespace');
+    // A body that is not a job is the route's to refuse; only its namespace matters here.
+    const namespace = named ? parseOrThrow(createBodySchema, body).namespace : null;
+    await checks.require(caller(req), scheduledJobsAttributes('create', namespace ?? deps.home));
+    markChecked(req);
+    next();
+  });
+  for (const { method, path, need } of JOB_REQUESTS) {
+    router[method](path, async (req, _res, next) => {
+      await checks.job(caller(req), parsePathId(req.params), need);
+      markChecked(req);
+      next();
+    });
+  }
+  // Every request no check above took: the scheduler, the mailbox, /api/cron, what matches no route.
+  router.use(async (req, _res, next) => {
+    if (!wasChecked(req)) {
+      const path = (req.originalUrl.split('?')[0] ?? '').split('#')[0]!;
+      await checks.require(caller(req), nonResourceAttributes(req.method, path));
+      markChecked(req);
+    }
+    next();
+  });
+  return router;
+}
+
+/** 401 unless the request's bearer token is one the cluster accepts; else its caller is known. */
+function authenticate(reviewer: Reviewer): RequestHandler {
+  return async (req, res, next) => {
+    const bearer = readBearerToken(req.headers.authorization);
+    const caller = 'token' in bearer ? await reviewer.authenticate(bearer.token) : bearer;
+    if ('refusal' in caller) {
+      res.status(401).set('WWW-Authenticate', 'Bearer realm="crondeck"').json({ error: caller.refusal });
+      return;
+    }
+    setCaller(req, caller);
+    next();
+  };
+}
+
+function caller(req: Request): Caller {
+  const known = callerOf(req);
+  if (!known) throw new Error('a request was checked before its caller was known');
+  return known;
+}
+
+/** The checks, as the cluster's reviews answer them (Reviewer: cached, within a timeout). */
+class AccessChecks {
+  constructor(private readonly deps: KubernetesAuthDeps) {}
+
+  /** 403, as the API server phrases it, unless the caller may. */
+  async require(caller: Caller, attributes: AccessAttributes): Promise<void> {
+    if (!(await this.deps.reviewer.allowed(caller, attributes))) {
+      throw new HttpError(403, forbiddenMessage(caller.username, attributes));
+    }
+  }
+
+  /**
+   * The namespaces a list shows: null for every one (the caller may list ScheduledJobs in all
+   * namespaces), else those of `asked` or, without it, those of the jobs there are and the service's
+   * own in which they may. 403 when that is none.
+   */
+  async listable(caller: Caller, asked: string | null): Promise<readonly string[] | null> {
+    const { reviewer, pool, home } = this.deps;
+    if (asked !== null) {
+      await this.require(caller, scheduledJobsAttributes('list', asked));
+      return [asked];
+    }
+    const everywhere = scheduledJobsAttributes('list', null);
+    if (await reviewer.allowed(caller, everywhere)) return null;
+    const candidates = [...new Set([home, ...(await listJobNamespaces(pool, home))])];
+    const decisions = await Promise.all(
+      candidates.map((namespace) => reviewer.allowed(caller, scheduledJobsAttributes('list', namespace))),
+    );
+    const listable = candidates.filter((_, i) => decisions[i]);
+    if (listable.length === 0) throw new HttpError(403, forbiddenMessage(caller.username, everywhere));
+    return listable;
+  }
+
+  /**
+   * One of `need.verbs` on job `jobId`'s resource. Whether the job exists is told only to a caller
+   * who may see it (get it) or may get every job: anyone else gets the same 403 for a job that is
+   * not there as for one they may not see, naming no namespace.
+   */
+  async job(caller: Caller, jobId: number, need: JobNeed): Promise<void> {
+    const target = await this.targetOf(jobId);
+    const unseen = () =>
+      new HttpError(
+        403,
+        unseenMessage(caller.username, need.verbs[0]!, need.resource, CRONDECK_GROUP, `job ${jobId}`),
+      );
+    if (!target) {
+      // No such job: the route's 404 for one who could see any job, else the 403 of one not seen.
+      if (await this.deps.reviewer.allowed(caller, scheduledJobsAttributes('get', null))) return;
+      throw unseen();
+    }
+    for (const verb of need.verbs) {
+      if (await this.deps.reviewer.allowed(caller, jobAttributes(need.resource, verb, target))) return;
+    }
+    // What is missing is said only to a caller who may see the job: anyone else learns nothing of it.
+    const mayGet =
+      need !== READ_JOB &&
+      (await this.deps.reviewer.allowed(caller, jobAttributes('scheduledjobs', 'get', target)));
+    if (!mayGet) throw unseen();
+    throw new HttpError(
+      403,
+      forbiddenMessage(caller.username, jobAttributes(need.resource, need.verbs[0]!, target)),
+    );
+  }
+
+  /** Reading execution `executionId`: reading its job; unknown ids as in `job`. */
+  async execution(caller: Caller, executionId: number): Promise<void> {
+    const jobId = await findJobOfExecution(this.deps.pool, executionId);
+    const target = jobId === null ? null : await this.targetOf(jobId);
+    if (target && (await this.deps.reviewer.allowed(caller, jobAttributes('scheduledjobs', 'get', target))))
+      return;
+    if (!target && (await this.deps.reviewer.allowed(caller, scheduledJobsAttributes('get', null)))) return;
+    throw new HttpError(
+      403,
+      unseenMessage(caller.username, 'get', 'scheduledjobs', CRONDECK_GROUP, `execution ${executionId}`),
+    );
+  }
+
+  /**
+   * The job's ScheduledJob as RBAC names it: where it was written, or where the service writes it
+   * (its own namespace, the name the API name maps to) for a job not written yet.
+   */
+  private async targetOf(jobId: number): Promise<JobTarget | null> {
+    const found = await findJobResource(this.deps.pool, jobId);
+    if (!found) return null;
+    return {
+      namespace: found.namespace ?? this.deps.home,
+      name: found.resourceName ?? crNameForJobName(found.name),
+    };
+  }
+}

@@ -1,0 +1,183 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '../support/cliServe';
+import { ManualClock } from '../support/clock';
+import { createTestDatabase } from '../support/database';
+import { killQuietly, pidFrom } from '../support/processes';
+import { eventually, startTestService } from '../support/service';
+import type { SlotJson } from '../support/slotJson';
+
+const MINUTE_MS = 60_000;
+
+/** GETs `path` of the service at `url`, JSON. */
+async function get<T>(url: string, path: string): Promise<T> {
+  const response = await fetch(url + path);
+  if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/**
+ * A fire time that came while the job's previous run was still going is `skipped` (DESIGN.md), also
+ * when no process was there to write its `skipped` row: a service killed while runs were in
+ * progress, restarted after their next fire times (issue 38).
+ */
+describe('slots of a service killed while runs were going', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'crondeck-crash-slots-'));
+  const pids: number[] = [];
+  let running: ReturnType<typeof serve> | null = null;
+  afterAll(async () => {
+    if (running && running.child.exitCode === null && running.child.signalCode === null) {
+      running.child.kill('SIGKILL');
+      await running.exited;
+    }
+    for (const pid of pids) killQuietly(pid);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('judges the fire times passed while down skipped for a job whose run was going, missed for one idle', async () => {
+    const dataDir = join(dir, 'data');
+    running = serve(dataDir, {});
+    let url = String((await running.waitForLog('crondeck is listening')).url);
+    const create = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${url}/api/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ schedule: '* * * * *', lateAfterSeconds: 5, ...body }),
+      });
+      expect(response.status).toBe(201);
+      return (await response.json()) as { id: number };
+    };
+    const long = await create({ name: 'long', command: `echo $$ > ${dir}/long.pid; exec sleep 600` });
+    const idle = await create({ name: 'idle', command: 'true' });
+
+    // The next minute fires both; the long one's run goes on.
+    const fire = await eventually(async () => {
+      const job = await get<{ running: { startedAt: string } | null; lastRun: string | null }>(
+        url,
+        `/api/jobs/${long.id}`,
+      );
+      return job.running && new Date(job.running.startedAt);
+    }, 90_000);
+    pids.push(await pidFrom(join(dir, 'long.pid')));
+    // Killed two seconds after the fire, with no chance to write anything more.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    running.child.kill('SIGKILL');
+    await running.exited;
+
+    // Down over the next fire time, then started again on the same data.
+    const passed = new Date(Math.floor(fire.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS);
+    await eventually(async () => Date.now() > passed.getTime() + 1000, 90_000);
+    running = serve(dataDir, {});
+    url = String((await running.waitForLog('crondeck is listening')).url);
+
+    const slotAt = async (jobId: number) => {
+      const at = passed.toISOString();
+      const [slot] = await get<SlotJson[]>(url, `/api/jobs/${jobId}/slots?from=${at}&to=${at}`);
+      return slot;
+    };
+    const skipped = await eventually(() => slotAt(long.id), 30_000);
+    const missed = await eventually(() => slotAt(idle.id), 30_000);
+    expect(skipped).toMatchObject({
+      scheduledAt: passed.toISOString(),
+      outcome: 'skipped',
+      executionIds: [],
+    });
+    expect(skipped.reason).toMatch(/^the previous run of this job \(execution \d+\) was still in progress$/);
+    expect(missed).toMatchObject({ scheduledAt: passed.toISOString(), outcome: 'missed' });
+    expect(missed.reason).toContain('the service was not running');
+    // The run the crash left is closed once, as failed, by the new start.
+    const executions = await get<{ status: string; jobId: number }[]>(
+      url,
+      `/api/executions?jobId=${long.id}`,
+    );
+    expect(executions.filter((execution) => execution.status === 'failed')).toHaveLength(1);
+
+    running.child.kill('SIGTERM');
+    await running.exited;
+  }, 300_000);
+});
+
+/**
+ * The same rule at the judge, with a clock of the test's: attempts going while no process recorded
+ * the fire times (one still running, one a start closed as its crashed service's) cover the fire
+ * times from their start to their end; a run finished by a live service is not looked at (that
+ * service wrote what its fire times found).
+ */
+describe('the judge and the attempts no process watched', () => {
+  it('judges the fire times within them skipped, and those after them missed', async () => {
+    const db = await createTestDatabase();
+    const clock = new ManualClock('2026-06-01T10:00:30Z');
+    const service = await startTestService({ db, clock });
+    try {
+      const job = (
+        await service.request('POST', '/api/jobs', { name: 'going', schedule: '* * * * *', command: 'true' })
+      ).body;
+      // An attempt started at 10:01 by a service that is gone, never finished.
+      const { rows } = await db.pool.query(
+        `INSERT INTO executions (job_id, job_name, status, started_at, attempt, scheduled_at, trigger)
+         VALUES ($1, 'going', 'running', '2026-06-01T10:01:00.200Z', 0, '2026-06-01T10:01:00Z', 'schedule')
+         RETURNING id`,
+        [job.id],
+      );
+      const id = Number(rows[0].id);
+      expect(await service.local.judgeSlots(clock.set('2026-06-01T10:04:00Z'))).toBe(3);
+      // The next start closes it, as the crashed service's, at 10:04:30.
+      await service.recorder.closeAbandoned(
+        clock.set('2026-06-01T10:04:30Z'),
+        new Map([[id, { exitCode: 143, note: '\n[test] closed\n' }]]),
+      );
+      expect(await service.local.judgeSlots(clock.set('2026-06-01T10:07:00Z'))).toBe(3);
+      const slots = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body as SlotJson[];
+      const going = `the previous run of this job (execution ${id}) was still in progress`;
+      expect(
+        slots.reverse().map((slot) => [slot.scheduledAt.slice(11, 16), slot.outcome, slot.reason]),
+      ).toEqual([
+        ['10:01', 'ran', null],
+        ['10:02', 'skipped', going],
+        ['10:03', 'skipped', going],
+        ['10:04', 'skipped', going],
+        ['10:05', 'missed', expect.stringContaining('the service was not running')],
+        ['10:06', 'missed', expect.stringContaining('the service was not running')],
+      ]);
+    } finally {
+      await service.stop();
+      await db.close();
+    }
+  });
+
+  it('leaves a fire time during a run finished by a live service to what that service wrote', async () => {
+    const db = await createTestDatabase();
+    const clock = new ManualClock('2026-06-01T10:00:30Z');
+    const service = await startTestService({ db, clock });
+    try {
+      const job = (
+        await service.request('POST', '/api/jobs', {
+          name: 'watched',
+          schedule: '* * * * *',
+          command: 'true',
+        })
+      ).body;
+      // A run from 10:01 to 10:03:30 that its service finished: it wrote no skipped row for 10:02
+      // or 10:03 because it did not fire then (a stall), so they stay missed, as ever.
+      await db.pool.query(
+        `INSERT INTO executions (job_id, job_name, status, started_at, finished_at, duration_ms, exit_code,
+                                 attempt, scheduled_at, trigger)
+         VALUES ($1, 'watched', 'success', '2026-06-01T10:01:00Z', '2026-06-01T10:03:30Z', 150000, 0, 0,
+                 '2026-06-01T10:01:00Z', 'schedule')`,
+        [job.id],
+      );
+      await service.local.judgeSlots(clock.set('2026-06-01T10:05:00Z'));
+      const slots = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body as SlotJson[];
+      expect(slots.reverse().map((slot) => `${slot.scheduledAt.slice(11, 16)} ${slot.outcome}`)).toEqual([
+        '10:01 ran',
+        '10:02 missed',
+        '10:03 missed',
+        '10:04 missed',
+      ]);
+    } finally {
+      await service.stop();
+      await db.close();
+    }
+  });
+});
