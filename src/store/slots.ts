@@ -5,6 +5,7 @@ import type { SchedulerState } from '../domain/schedulerState';
 import { prepared, type Queryable } from './database';
 import { withListVersion } from './listVersions';
 import { SLOT_EVIDENCE_LOCK_KEY, TURNED_LATE_REASON } from './migrations/017_slot_ledger';
+import { TURNED_LATE_AFTER_SKIP_REASON } from './migrations/027_runs_complete_inferred_skips';
 import { pageWithStretches, pruneStretches, stretchOutcomesIn } from './slotStretches';
 
 /** A schedule a job had before an edit, whose slots up to `until` are judged by it. */
@@ -677,8 +678,9 @@ const MAX_KEPT_KEYS = 20;
  * Claims a slot for the run `runKey` at `at`. The first claimant has it, and so has the same run
  * asking again; a further one is let through when `allowDuplicates` (the slot will be judged
  * `duplicate`), else refused and kept as prevented. A claim that comes after the slot was judged
- * `missed` turns it `late` at once, its time standing for the run's start until the run is
- * recorded and gives the slot its execution, start and delay (migration 017's trigger).
+ * `missed` (or `skipped` only because an earlier attempt seemed in progress: migration 027) turns
+ * it `late` at once, its time standing for the run's start until the run is recorded and gives the
+ * slot its execution, start and delay (migration 027's trigger).
  */
 export async function claimSlot(
   db: Queryable,
@@ -709,13 +711,14 @@ export async function claimSlot(
       `WITH turned AS (
          UPDATE slots SET outcome = 'late', started_at = $3,
            delay_ms = greatest(0, (extract(epoch FROM $3::timestamptz - scheduled_at) * 1000)::bigint),
-           reason = $4
-         WHERE job_id = $1 AND scheduled_at = $2 AND outcome = 'missed'
+           reason = CASE WHEN outcome = 'missed' THEN $4 ELSE $5 END
+         WHERE job_id = $1 AND scheduled_at = $2
+           AND (outcome = 'missed' OR (outcome = 'skipped' AND cardinality(execution_ids) = 0))
          RETURNING job_id, scheduled_at
        )
        UPDATE slot_cursors c SET last_outcome = 'late'
        FROM turned t WHERE c.job_id = t.job_id AND c.last_slot_at = t.scheduled_at`,
-      [claim.jobId, claim.scheduledAt, claim.at, TURNED_LATE_REASON],
+      [claim.jobId, claim.scheduledAt, claim.at, TURNED_LATE_REASON, TURNED_LATE_AFTER_SKIP_REASON],
     );
     // A slot of a missed stretch (migration 024) gets a row of its own, turned late the same way.
     await db.query(

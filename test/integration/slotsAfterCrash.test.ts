@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../support/cliServe';
 import { ManualClock } from '../support/clock';
+import { withTransaction } from '../../src/store/database';
+import { TURNED_LATE_AFTER_SKIP_REASON } from '../../src/store/migrations/027_runs_complete_inferred_skips';
+import { claimSlot } from '../../src/store/slots';
 import { createTestDatabase } from '../support/database';
 import { killQuietly, pidFrom } from '../support/processes';
 import { eventually, startTestService } from '../support/service';
@@ -139,6 +142,68 @@ describe('the judge and the attempts no process watched', () => {
         ['10:04', 'skipped', going],
         ['10:05', 'missed', expect.stringContaining('the service was not running')],
         ['10:06', 'missed', expect.stringContaining('the service was not running')],
+      ]);
+    } finally {
+      await service.stop();
+      await db.close();
+    }
+  });
+
+  it('turns a fire time judged skipped for an attempt in progress late when its own run or claim arrives', async () => {
+    // A run recorded while its slot is judged waits for the judgement and then completes the slot
+    // (migration 019's lock): on a PostgreSQL server that judgement may have found only the earlier
+    // attempt still going (test/integration/slotLocks.test.ts races it there).
+    const db = await createTestDatabase();
+    const clock = new ManualClock('2026-06-01T10:00:30Z');
+    const service = await startTestService({ db, clock });
+    try {
+      const job = (
+        await service.request('POST', '/api/jobs', {
+          name: 'overlap',
+          schedule: '* * * * *',
+          command: 'true',
+        })
+      ).body;
+      await db.pool.query(
+        `INSERT INTO executions (job_id, job_name, status, started_at, attempt, scheduled_at, trigger)
+         VALUES ($1, 'overlap', 'running', '2026-06-01T10:01:00.200Z', 0, '2026-06-01T10:01:00Z', 'schedule')`,
+        [job.id],
+      );
+      // 10:01 ran; 10:02 and 10:03 found it going.
+      expect(await service.local.judgeSlots(clock.set('2026-06-01T10:04:00Z'))).toBe(3);
+      const run = await service.recorder.recordReport(
+        job.id,
+        {
+          status: 'success',
+          startedAt: new Date('2026-06-01T10:02:05Z'),
+          finishedAt: new Date('2026-06-01T10:02:06Z'),
+          exitCode: 0,
+          stdout: '',
+          stderr: '',
+          attempt: 0,
+          reportKey: 'pod:overlap-0202:0',
+          slot: { scheduledAt: new Date('2026-06-01T10:02:00Z'), trigger: 'schedule' },
+        },
+        true,
+      );
+      await withTransaction(db.pool, (tx) =>
+        claimSlot(tx, {
+          jobId: job.id,
+          scheduledAt: new Date('2026-06-01T10:03:00Z'),
+          runKey: 'pod-uid-0203',
+          allowDuplicates: false,
+          at: new Date('2026-06-01T10:03:10Z'),
+        }),
+      );
+      const slots = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body as SlotJson[];
+      expect(
+        slots
+          .reverse()
+          .map((slot) => [slot.scheduledAt.slice(11, 16), slot.outcome, slot.executionIds, slot.reason]),
+      ).toEqual([
+        ['10:01', 'ran', [expect.any(Number)], null],
+        ['10:02', 'late', [run!.id], TURNED_LATE_AFTER_SKIP_REASON],
+        ['10:03', 'late', [], TURNED_LATE_AFTER_SKIP_REASON],
       ]);
     } finally {
       await service.stop();

@@ -24,6 +24,7 @@ import { oneRunClaimPerJobSchema } from './023_one_run_claim_per_job';
 import { slotStretchesSchema } from './024_slot_stretches';
 import { callersSchema } from './025_callers';
 import { mirroredGenerationSchema } from './026_mirrored_generation';
+import { runsCompleteInferredSkipsSchema } from './027_runs_complete_inferred_skips';
 
 export interface Migration {
   version: number;
@@ -62,4 +63,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 24, name: 'slot stretches', sql: slotStretchesSchema },
   { version: 25, name: 'callers', sql: callersSchema },
   { version: 26, name: 'mirrored generation', sql: mirroredGenerationSchema },
+  { version: 27, name: 'runs complete inferred skips', sql: runsCompleteInferredSkipsSchema },
 ];
