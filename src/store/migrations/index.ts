@@ -25,6 +25,7 @@ import { slotStretchesSchema } from './024_slot_stretches';
 import { callersSchema } from './025_callers';
 import { mirroredGenerationSchema } from './026_mirrored_generation';
 import { runsCompleteInferredSkipsSchema } from './027_runs_complete_inferred_skips';
+import { backfillJobsByCallerSchema } from './028_backfill_jobs_by_caller';
 
 export interface Migration {
   version: number;
@@ -64,4 +65,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 25, name: 'callers', sql: callersSchema },
   { version: 26, name: 'mirrored generation', sql: mirroredGenerationSchema },
   { version: 27, name: 'runs complete inferred skips', sql: runsCompleteInferredSkipsSchema },
+  { version: 28, name: 'backfill jobs by caller', sql: backfillJobsByCallerSchema },
 ];
