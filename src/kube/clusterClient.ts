@@ -168,6 +168,11 @@ export class ClusterClient {
     return this.batch.patchNamespacedJob({ namespace, name, body: patch, fieldManager: FIELD_MANAGER });
   }
 
+  /** Deletes a Job and, after it, its pods (as `kubectl delete job` does). */
+  async deleteJob(namespace: string, name: string): Promise<void> {
+    await this.batch.deleteNamespacedJob({ namespace, name, propagationPolicy: 'Background' });
+  }
+
   // --- Pods (read only: what a run's pods say of its end) ---------------------------------------
 
   podsPath(namespace: string | null): string {

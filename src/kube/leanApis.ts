@@ -180,6 +180,24 @@ export class LeanBatchV1Api {
       MERGE_PATCH,
     );
   }
+
+  deleteNamespacedJob(param: Named & { propagationPolicy: 'Background' }): Promise<unknown> {
+    const { name, namespace, propagationPolicy } = param;
+    return send(
+      this.configuration,
+      this.requests.deleteNamespacedJob(
+        name,
+        namespace,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        propagationPolicy,
+      ),
+      (response) => this.responses.deleteNamespacedJobWithHttpInfo(response),
+    );
+  }
 }
 
 export class LeanCoreV1Api {

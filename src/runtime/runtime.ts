@@ -65,6 +65,12 @@ export interface Runtime {
    * (a runtime whose runs someone else starts later: the controller). Absent: nothing to check.
    */
   checkBackfill?(job: Job, by: Caller): Promise<void>;
+  /**
+   * Whether a backfill asked for by a caller has its runs made with the caller's own credentials
+   * by `backfill` itself (suspended Jobs on a cluster, which the controller resumes), rather than
+   * later by someone else as themselves.
+   */
+  readonly makesBackfillRunsAsCaller?: boolean;
   /** The scheduler was paused or resumed. */
   schedulerChanged(state: SchedulerState): Promise<void>;
 }

@@ -113,6 +113,7 @@ export class SlotService {
       slots,
       concurrency: request.concurrency,
       requestedAt: now,
+      callerJobs: by && this.runtime.makesBackfillRunsAsCaller ? 'creating' : null,
     });
     if (!backfill) {
       const going = (await listUnfinishedBackfills(this.pool)).find((each) => each.jobId === jobId);

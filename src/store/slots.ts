@@ -810,6 +810,11 @@ export interface Backfill {
   /** How many of `slots`, in order, have had their run started. */
   started: number;
   requestedAt: Date;
+  /**
+   * Whose token makes its runs' Jobs on a cluster (migration 028): null, the controller's; else the
+   * caller's, `creating` while the service makes them (suspended) and `created` once it has.
+   */
+  callerJobs: 'creating' | 'created' | null;
 }
 
 /** Records a backfill; null when the job has one unfinished already. */
@@ -818,9 +823,10 @@ export async function insertBackfill(
   backfill: Omit<Backfill, 'id' | 'started'>,
 ): Promise<Backfill | null> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO slot_backfills (job_id, slots, concurrency, requested_at) VALUES ($1, $2::timestamptz[], $3, $4)
+    `INSERT INTO slot_backfills (job_id, slots, concurrency, requested_at, caller_jobs)
+     VALUES ($1, $2::timestamptz[], $3, $4, $5)
      ON CONFLICT (job_id) WHERE finished_at IS NULL DO NOTHING RETURNING id`,
-    [backfill.jobId, backfill.slots, backfill.concurrency, backfill.requestedAt],
+    [backfill.jobId, backfill.slots, backfill.concurrency, backfill.requestedAt, backfill.callerJobs],
   );
   return rows[0] ? { ...backfill, id: Number(rows[0].id), started: 0 } : null;
 }
@@ -833,8 +839,9 @@ export async function listUnfinishedBackfills(db: Queryable): Promise<Backfill[]
     concurrency: number;
     started: number;
     requested_at: Date;
+    caller_jobs: Backfill['callerJobs'];
   }>(
-    `SELECT id, job_id, slots, concurrency, started, requested_at FROM slot_backfills
+    `SELECT id, job_id, slots, concurrency, started, requested_at, caller_jobs FROM slot_backfills
      WHERE finished_at IS NULL ORDER BY id`,
   );
   return rows.map((row) => ({
@@ -844,7 +851,13 @@ export async function listUnfinishedBackfills(db: Queryable): Promise<Backfill[]
     concurrency: row.concurrency,
     started: row.started,
     requestedAt: row.requested_at,
+    callerJobs: row.caller_jobs,
   }));
+}
+
+/** The caller's token has made every Job of the backfill: the controller may resume them. */
+export async function markBackfillJobsCreated(db: Queryable, id: number): Promise<void> {
+  await db.query(`UPDATE slot_backfills SET caller_jobs = 'created' WHERE id = $1`, [id]);
 }
 
 /** Notes how many of a backfill's slots have had their run started (it never goes back). */

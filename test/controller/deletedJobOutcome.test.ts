@@ -6,7 +6,7 @@ import {
   replacedByNewerRun,
 } from '../../src/controller/runs/deletedJobOutcome';
 import { DeletedJobs } from '../../src/controller/runs/deletedJobs';
-import { SCHEDULED_TIMESTAMP_ANNOTATION } from '../../src/controller/runs/jobOutcome';
+import { neverStarted, SCHEDULED_TIMESTAMP_ANNOTATION } from '../../src/controller/runs/jobOutcome';
 
 const scheduledAt = '2026-11-23T10:00:00Z';
 const deletedAt = new Date('2026-11-23T10:01:00.400Z');
@@ -136,5 +136,27 @@ describe('DeletedJobs', () => {
     deleted.letGo(kept!);
     expect(deleted.named('ops', 'nightly-29400000')).toEqual([]);
     expect(deleted.has(job())).toBe(false);
+  });
+});
+
+describe('a Job that never started (neverStarted)', () => {
+  const suspendedJob = (status: V1Job['status'] = {}): V1Job =>
+    ({
+      metadata: { name: 'nightly-29400000-backfill7', uid: 'uid' },
+      spec: { suspend: true },
+      status,
+    }) as V1Job;
+
+  it('is one suspended since it was made, with no start, no pod counted and none seen', () => {
+    expect(neverStarted(suspendedJob(), [])).toBe(true);
+  });
+
+  it('is not one that ran before it was suspended, has a pod, or was never suspended', () => {
+    expect(neverStarted(suspendedJob({ failed: 1 }), [])).toBe(false);
+    expect(neverStarted(suspendedJob({ succeeded: 1 }), [])).toBe(false);
+    expect(neverStarted(suspendedJob({ active: 1 }), [])).toBe(false);
+    expect(neverStarted(suspendedJob({ startTime: new Date(scheduledAt) }), [])).toBe(false);
+    expect(neverStarted(suspendedJob(), [{ metadata: { name: 'pod' } }])).toBe(false);
+    expect(neverStarted({ ...suspendedJob(), spec: { suspend: false } } as V1Job, [])).toBe(false);
   });
 });

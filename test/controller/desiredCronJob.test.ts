@@ -4,7 +4,7 @@ import { type CronJobContext, desiredCronJob } from '../../src/controller/desire
 import { desiredTokenSecret, reportTokenLocation } from '../../src/controller/desired/reportTokens';
 import { RUNNER_ENV } from '../../src/runner/runnerEnvironment';
 import { sidecarScript } from '../../src/controller/desired/sidecarScript';
-import { kubeletLiteral } from '../../src/controller/desired/kubeletLiteral';
+import { kubeletLiteral } from '../../src/kube/kubeletLiteral';
 import { scheduledJobCrd } from '../../src/controller/crds/definitions';
 import { validateAgainstCrd, validateKubernetesObject } from '../support/openapi/kubernetesSchemas';
 import { scheduledJob, scheduledJobArbitrary } from './support/arbitraries';

@@ -1,7 +1,7 @@
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { type CronJobContext, desiredCronJob } from '../../src/controller/desired/cronJob';
-import { kubeletLiteral } from '../../src/controller/desired/kubeletLiteral';
+import { kubeletLiteral } from '../../src/kube/kubeletLiteral';
 import { reportTokenLocation } from '../../src/controller/desired/reportTokens';
 import { sidecarScript } from '../../src/controller/desired/sidecarScript';
 import { RUNNER_ENV } from '../../src/runner/runnerEnvironment';

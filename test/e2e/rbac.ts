@@ -259,7 +259,14 @@ export function describeRbac(harness: () => E2eHarness): void {
         status: 202,
         body: { slots: 1 },
       });
-    }, 180_000);
+      // Its Job was created with the editor's token (suspended; the controller resumed it): the run
+      // names the editor too.
+      const backfilled = await wait(h.bounds.runMs, 'the editor’s backfill run to be recorded', async () => {
+        const { body } = await h.restAs(people.editor.token, 'GET', `/api/executions?jobId=${jobA.id}`);
+        return (body as unknown as Obj[]).find((e) => e.trigger === 'backfill' && e.status === 'success');
+      });
+      expect(backfilled.triggeredBy).toBe(people.editor.username);
+    }, 240_000);
 
     it('writes the run-now Job with the caller’s token: the API server refuses one who may not create Jobs, by name', async () => {
       const refused = await h.restAs(runner.token, 'POST', `/api/jobs/${jobA.id}/run`);

@@ -22,6 +22,8 @@ const REVIEWS = /\/(tokenreviews|subjectaccessreviews)(\?|$)/;
 export class ApiServerProxy {
   readonly requests: ProxiedRequest[] = [];
   fault: ReviewFault = 'none';
+  /** Requests that answer 500 after `passing` more of them have gone through (`failAfter`). */
+  private failing: { method: string; pattern: RegExp; passing: number } | null = null;
   private readonly held = new Set<ServerResponse>();
   private server!: Server;
 
@@ -49,6 +51,14 @@ export class ApiServerProxy {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /**
+   * Lets `passing` more requests of `method` whose path matches `pattern` through, then answers
+   * the rest with 500 (an API server failing half-way through a series of writes); null: none fail.
+   */
+  failAfter(failing: { method: string; pattern: RegExp; passing: number } | null): void {
+    this.failing = failing && { ...failing };
+  }
+
   /** Ends the requests held by `hang` (their clients gave up long ago). */
   releaseHeld(): void {
     for (const res of this.held) res.destroy();
@@ -63,6 +73,12 @@ export class ApiServerProxy {
       url,
       token: /^Bearer (.+)$/i.exec(authorization)?.[1] ?? null,
     });
+    const failing = this.failing;
+    if (failing && req.method === failing.method && failing.pattern.test(url) && failing.passing-- <= 0) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 500 }));
+      return;
+    }
     if (REVIEWS.test(url) && this.fault !== 'none') {
       if (this.fault === 'hang') {
         this.held.add(res);

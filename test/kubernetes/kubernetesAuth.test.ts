@@ -6,7 +6,9 @@ import type { KubeEmulator } from '../support/kube/emulator';
 import { RawConnection } from '../support/rawHttp';
 import type { ApiServerProxy } from './apiServerProxy';
 import { REPORT_SECRET, runController, serveOnCluster, startCluster, until } from './cluster';
+import { slotRunJob } from '../../src/kube/resources/slotRunJob';
 import {
+  asAdmin,
   callAs,
   NAMESPACE_A,
   NAMESPACE_B,
@@ -707,6 +709,146 @@ describeOnPostgres('Kubernetes RBAC on the REST API', () => {
           error: `namespace: a job cannot move to another namespace (job ${created.body.id} is in ${NAMESPACE_B})`,
         },
       });
+    });
+  });
+
+  describe('a backfill’s Jobs', () => {
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    /** Three past slots of an hourly job. */
+    const range = {
+      from: new Date(hour - 3 * 3_600_000).toISOString(),
+      to: new Date(hour - 3_600_000).toISOString(),
+      concurrency: 1,
+    };
+    const backfillJobsOf = (backfillId: number) =>
+      emu
+        .objects('jobs', NAMESPACE_A)
+        .filter((each) => each.metadata.labels?.['crondeck.dev/backfill-id'] === String(backfillId));
+    const jobCreations = () =>
+      proxy.requests.filter(
+        (each) => each.method === 'POST' && /\/jobs\?/.test(each.url) && !each.url.includes('dryRun'),
+      );
+    /** An hourly job of the editor's, once the controller has made its CronJob. */
+    async function hourlyJob(name: string): Promise<number> {
+      const created = await call(people.editor, 'POST', '/api/jobs', {
+        name,
+        schedule: '0 * * * *',
+        command: 'true',
+      });
+      expect(created.status).toBe(201);
+      await until(
+        () => emu.objects('cronjobs', NAMESPACE_A).find((each) => each.metadata?.name === name),
+        `the CronJob of ${name}`,
+      );
+      return created.body.id;
+    }
+    const backfillOf = async (jobId: number) =>
+      (
+        await db.pool.query(
+          'SELECT id, caller_jobs, finished_at, requested_by FROM slot_backfills WHERE job_id = $1',
+          [jobId],
+        )
+      ).rows;
+
+    it('are created with the caller’s token, suspended, and resumed by the controller `concurrency` at a time', async () => {
+      const jobId = await hourlyJob('hourly-backfilled');
+      const before = jobCreations().length;
+      const asked = await call(people.editor, 'POST', `/api/jobs/${jobId}/backfill`, range);
+      expect(asked).toMatchObject({ status: 202, body: { slots: 3 } });
+      // Every slot's Job, made by the editor's own token before the answer.
+      expect(
+        jobCreations()
+          .slice(before)
+          .map((each) => each.token),
+      ).toEqual([people.editor.token, people.editor.token, people.editor.token]);
+      const [backfill] = await backfillOf(jobId);
+      expect(backfill).toMatchObject({ caller_jobs: 'created', requested_by: people.editor.username });
+      expect(backfillJobsOf(Number(backfill.id))).toHaveLength(3);
+      // The controller lets the first run; the other two wait, suspended, with no pod.
+      const resumed = await until(() => {
+        const jobs = backfillJobsOf(Number(backfill.id));
+        const going = jobs.filter((each) => !each.spec.suspend);
+        return going.length === 1 && jobs.length === 3 ? going : null;
+      }, 'the first backfill Job resumed');
+      expect(resumed[0]!.metadata.annotations['crondeck.dev/scheduled-time']).toBe(range.from);
+      emu.syncJob(NAMESPACE_A, resumed[0]!.metadata.name);
+      const waiting = backfillJobsOf(Number(backfill.id)).filter((each) => each.spec.suspend);
+      expect(waiting).toHaveLength(2);
+      for (const each of waiting) {
+        expect(emu.syncJob(NAMESPACE_A, each.metadata.name).status.conditions).toEqual([
+          expect.objectContaining({ type: 'Suspended', status: 'True', reason: 'JobSuspended' }),
+        ]);
+      }
+      const podsOf = (name: string) =>
+        emu.objects('pods', NAMESPACE_A).filter((pod) => pod.metadata.labels?.['job-name'] === name);
+      expect(podsOf(resumed[0]!.metadata.name)).toHaveLength(1);
+      expect(waiting.flatMap((each) => podsOf(each.metadata.name))).toEqual([]);
+    });
+
+    it('undo a backfill the API server failed half-way: its Jobs deleted, nothing recorded to run', async () => {
+      const jobId = await hourlyJob('hourly-half-way');
+      proxy.failAfter({ method: 'POST', pattern: /\/jobs\?(?!.*dryRun)/, passing: 1 });
+      let answer;
+      try {
+        answer = await call(people.editor, 'POST', `/api/jobs/${jobId}/backfill`, range);
+      } finally {
+        proxy.failAfter(null);
+      }
+      expect(answer.status).toBe(503);
+      expect(answer.body.error).toMatch(/^the cluster refused the change/);
+      const [backfill] = await backfillOf(jobId);
+      expect(backfill.finished_at).not.toBeNull();
+      await until(() => backfillJobsOf(Number(backfill.id)).length === 0, 'the made Jobs deleted');
+      // It ran nothing: deleted suspended, its Job is no run (not a failed one).
+      await until(
+        () =>
+          controller.logger.lines.some(
+            (line) =>
+              line.msg === 'a Kubernetes Job deleted before it ever started ran nothing' &&
+              String(line.kubernetesJob).includes('hourly-half-way'),
+          ),
+        'the deleted suspended Job let go',
+      );
+      const runs = await db.pool.query('SELECT count(*)::int AS n FROM executions WHERE job_id = $1', [
+        jobId,
+      ]);
+      expect(runs.rows[0].n).toBe(0);
+      // Not in the way of the next one.
+      expect((await call(people.editor, 'POST', `/api/jobs/${jobId}/backfill`, range)).status).toBe(202);
+    });
+
+    it('of a backfill the service stopped making long ago: the controller deletes them and ends it', async () => {
+      const jobId = await hourlyJob('hourly-stalled');
+      const { rows } = await db.pool.query(
+        `INSERT INTO slot_backfills (job_id, slots, concurrency, requested_at, caller_jobs, requested_by)
+         VALUES ($1, $2::timestamptz[], 1, now() - interval '11 minutes', 'creating', $3) RETURNING id`,
+        [jobId, [range.from], people.editor.username],
+      );
+      const id = Number(rows[0].id);
+      const cronJob = emu
+        .objects('cronjobs', NAMESPACE_A)
+        .find((each) => each.metadata?.name === 'hourly-stalled')!;
+      await asAdmin(emu, 'POST', `/apis/batch/v1/namespaces/${NAMESPACE_A}/jobs`, {
+        ...slotRunJob(cronJob, { slot: new Date(range.from), trigger: 'backfill', backfillId: id }),
+        spec: { ...cronJob.spec.jobTemplate.spec, suspend: true },
+      });
+      expect(backfillJobsOf(id)).toHaveLength(1);
+      await until(async () => (await backfillOf(jobId))[0].finished_at !== null, 'the backfill ended');
+      expect(backfillJobsOf(id)).toEqual([]);
+      // Its Job ran nothing: deleted so, it is no run (not a failed one).
+      await until(
+        () =>
+          controller.logger.lines.some(
+            (line) =>
+              line.msg === 'a Kubernetes Job deleted before it ever started ran nothing' &&
+              String(line.kubernetesJob).includes('-backfill'),
+          ),
+        'the deleted suspended Job let go',
+      );
+      const runs = await db.pool.query('SELECT count(*)::int AS n FROM executions WHERE job_id = $1', [
+        jobId,
+      ]);
+      expect(runs.rows[0].n).toBe(0);
     });
   });
 });

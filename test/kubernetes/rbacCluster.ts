@@ -38,7 +38,7 @@ const EDITOR_RULES: Rule[] = [
   crondeck(['scheduledjobs'], ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']),
   crondeck(['scheduledjobs/run'], ['create']),
   crondeck(['alertconfigs'], ['get', 'update']),
-  batch(['jobs'], ['create']),
+  batch(['jobs'], ['create', 'delete']),
   batch(['cronjobs'], ['get']),
 ];
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchV1Api } from '@kubernetes/client-node';
-import { slotRunJob } from '../../src/controller/slotRuns/slotRunJob';
+import { slotRunJob } from '../../src/kube/resources/slotRunJob';
 import { failPodBeforeStart } from '../support/kube/kubelet';
 import { createScheduledJob, NAMESPACE, until } from './cluster';
 import { MINUTE, minutesAgo, nextMinute, SlotCluster } from './slotCluster';

@@ -193,9 +193,10 @@ export const CONTROLLER_RULES = flattenRules([
   rules('crondeck.dev', ['scheduledjobs/finalizers'], ['update']),
   // Made and replaced whole; the garbage collector deletes them with their ScheduledJob.
   rules('batch', ['cronjobs'], ['get', 'list', 'watch', 'create', 'update']),
-  // Catch-up and backfill runs: the controller's slot runner creates their Jobs; a run that cannot
-  // start is ended by a patch of its Job (runs/startDeadline.ts).
-  rules('batch', ['jobs'], ['get', 'list', 'watch', 'create', 'patch']),
+  // Catch-up and backfill runs: the controller's slot runner creates their Jobs, or resumes those a
+  // caller's token made suspended (a patch) and deletes them when their backfill stops; a run that
+  // cannot start is ended by a patch of its Job (runs/startDeadline.ts).
+  rules('batch', ['jobs'], ['get', 'list', 'watch', 'create', 'patch', 'delete']),
   rules('', ['pods'], ['get', 'list', 'watch']),
   // The report tokens' Secrets (made, then patched key by key, never deleted), and the Secrets an
   // AlertConfig's webhooks read their URL and signing secret from.

@@ -11,7 +11,7 @@ import { RUNNER_ENV } from '../../runner/runnerEnvironment';
 import { reportTokenLocation } from './reportTokens';
 import { SUPERVISE_DIR } from '../../runner/superviseFiles';
 import { sidecarScript } from './sidecarScript';
-import { kubeletLiteral } from './kubeletLiteral';
+import { kubeletLiteral } from '../../kube/kubeletLiteral';
 
 /** The non-root user of the Crondeck image (distroless "nonroot"). */
 const DEFAULT_RUN_AS_USER = 65532;

@@ -49,6 +49,23 @@ export function finishedJob(job: V1Job): FinishedJob | null {
   };
 }
 
+/**
+ * Whether a Job ran nothing: suspended since it was made (a backfill's Jobs made by a caller's
+ * token wait so until the controller resumes them), never started, no pod ever counted or seen.
+ * Deleted so, it is no run at all, rather than one that failed.
+ */
+export function neverStarted(job: V1Job, pods: readonly unknown[]): boolean {
+  const status = job.status ?? {};
+  return (
+    job.spec?.suspend === true &&
+    !status.startTime &&
+    !status.succeeded &&
+    !status.failed &&
+    !status.active &&
+    pods.length === 0
+  );
+}
+
 /** When a Kubernetes Job (one run) started, as its status says; null before its pods were made. */
 export function runStartedAt(job: V1Job): Date | null {
   return toDate(job.status?.startTime);

@@ -3,11 +3,8 @@ import { RUN_TRIGGERS } from '../../domain/attemptReport';
 import { checkCron } from '../../domain/cron';
 import { effectiveTimeZone, type Job } from '../../domain/job';
 import { type RunSlot, slotOfFireTime } from '../../domain/slots';
+import { SCHEDULED_TIME_ANNOTATION, TRIGGER_ANNOTATION } from '../../kube/resources/slotRunJob';
 import { SCHEDULED_TIMESTAMP_ANNOTATION, toDate } from './jobOutcome';
-
-/** On the Jobs the controller creates for a catch-up or a backfill: the slot they run, and why. */
-export const SCHEDULED_TIME_ANNOTATION = 'crondeck.dev/scheduled-time';
-export const TRIGGER_ANNOTATION = 'crondeck.dev/trigger';
 
 /**
  * The slot a Kubernetes Job ran for, as its annotations say: the controller's own (catch-up,

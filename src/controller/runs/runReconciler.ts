@@ -14,6 +14,7 @@ import {
   type FinishedJob,
   finishedJob,
   jobNameForFireTime,
+  neverStarted,
   runStartedAt,
   skippedFireTimes,
 } from './jobOutcome';
@@ -104,11 +105,18 @@ export class RunReconciler {
   jobDeleted(kubeJob: V1Job): boolean {
     const uid = kubeJob.metadata?.uid;
     if (!uid) return false;
-    if (this.settled.has(uid) || jobIdOf(kubeJob) === null) {
+    const pods = this.podsOf(kubeJob);
+    if (this.settled.has(uid) || jobIdOf(kubeJob) === null || neverStarted(kubeJob, pods)) {
+      if (neverStarted(kubeJob, pods)) {
+        this.deps.logger.debug('a Kubernetes Job deleted before it ever started ran nothing', {
+          kubernetesJob: `${kubeJob.metadata?.namespace}/${kubeJob.metadata?.name}`,
+          runUid: uid,
+        });
+      }
       this.forget(uid);
       return false;
     }
-    this.deleted.keep(kubeJob, uid, this.deps.clock.now(), this.podsOf(kubeJob));
+    this.deleted.keep(kubeJob, uid, this.deps.clock.now(), pods);
     return true;
   }
 

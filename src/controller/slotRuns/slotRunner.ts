@@ -17,9 +17,9 @@ import type { ClusterClient } from '../../kube/clusterClient';
 import { LABEL_JOB_ID } from '../../kube/labels';
 import { cronJobNameFor } from '../../kube/cronJobName';
 import { finishedJob } from '../runs/jobOutcome';
-import { slotOfKubeJob, TRIGGER_ANNOTATION } from '../runs/jobSlot';
+import { slotOfKubeJob } from '../runs/jobSlot';
 import { slotsToCatchUpOnCluster } from './catchUpPlan';
-import { BACKFILL_LABEL, slotRunJob } from './slotRunJob';
+import { BACKFILL_LABEL, slotRunJob, TRIGGER_ANNOTATION } from '../../kube/resources/slotRunJob';
 
 export interface SlotRunnerDeps {
   pool: Pool;
@@ -33,6 +33,11 @@ export interface SlotRunnerDeps {
 }
 
 const DEFAULT_INTERVAL_MS = 5000;
+/**
+ * How long the service may take to create a backfill's Jobs as the caller (up to 1,000, a few at
+ * a time) before the controller judges it stopped half-way.
+ */
+const CALLER_JOBS_CREATION_LIMIT_MS = 10 * 60_000;
 
 /** Where a job's runs are made: its CronJob, whose template they run. */
 type Target = { cronJob: V1CronJob; namespace: string } | 'gone' | 'not yet';
@@ -46,7 +51,9 @@ type Target = { cronJob: V1CronJob; namespace: string } | 'gone' | 'not yet';
  *   once none of the job's runs is going.
  * - Backfill: the service records a backfill (`POST /api/jobs/:id/backfill`); this starts its slots
  *   in order, at most `concurrency` Jobs of it going at once, keeping its progress in the database,
- *   so that a controller taking over goes on where it stood.
+ *   so that a controller taking over goes on where it stood. Under SERVICE_AUTH=kubernetes the
+ *   service has created its Jobs already, suspended, with the caller's token: starting a slot is
+ *   resuming its Job.
  *
  * Every Job it creates has a name fixed by its slot (slotRunJob.ts): creating one twice is refused
  * by the API server, and its runner claims the slot, so a slot never runs twice through it.
@@ -161,12 +168,19 @@ export class SlotRunner {
     }
   }
 
-  /** Starts the next slots of each backfill while fewer than its concurrency of its Jobs are going. */
+  /**
+   * Starts the next slots of each backfill while fewer than its concurrency of its Jobs are going:
+   * resumes the suspended Jobs the caller's token made (`callerJobs`), else creates them.
+   */
   private async advanceBackfills(): Promise<void> {
     for (const backfill of await listUnfinishedBackfills(this.deps.pool)) {
+      if (backfill.callerJobs === 'creating') {
+        await this.abandonIfStale(backfill);
+        continue;
+      }
       const target = await this.targetOf(backfill.jobId);
       if (target === 'gone') {
-        await this.stopBackfill(backfill);
+        await this.stopBackfill(backfill, 'its job was switched off or deleted');
         continue;
       }
       if (target === 'not yet') continue;
@@ -174,13 +188,18 @@ export class SlotRunner {
         target.namespace,
         `${BACKFILL_LABEL}=${backfill.id}`,
       );
-      let going = items.filter((kubeJob) => !finishedJob(kubeJob)).length;
+      // A suspended Job is one made for a slot not started yet: it has no pod.
+      let going = items.filter((kubeJob) => !finishedJob(kubeJob) && !kubeJob.spec?.suspend).length;
       let started = backfill.started;
       while (going < backfill.concurrency && started < backfill.slots.length) {
         const run = { slot: backfill.slots[started]!, trigger: 'backfill' as const, backfillId: backfill.id };
-        await this.create(target.namespace, slotRunJob(target.cronJob, run));
+        const kubeJob = slotRunJob(target.cronJob, run);
+        const began =
+          backfill.callerJobs === 'created'
+            ? await this.resume(target.namespace, kubeJob.metadata!.name!, backfill.id)
+            : await this.create(target.namespace, kubeJob);
         started += 1;
-        going += 1;
+        if (began) going += 1;
         await markBackfillStarted(this.deps.pool, backfill.id, started);
       }
       if (started >= backfill.slots.length && going === 0) {
@@ -189,14 +208,65 @@ export class SlotRunner {
     }
   }
 
-  /** A job switched off or deleted runs no more of its backfill (a switched-off job must not run). */
-  private async stopBackfill(backfill: Backfill): Promise<void> {
-    this.deps.logger.warn('a backfill stopped: its job was switched off or deleted', {
+  /**
+   * A backfill whose Jobs the service was still creating as the caller long after it was asked for
+   * (the service stopped half-way) runs none of them, and no longer keeps its job's next backfill out.
+   */
+  private async abandonIfStale(backfill: Backfill): Promise<void> {
+    const waited = this.deps.clock.now().getTime() - backfill.requestedAt.getTime();
+    if (waited < CALLER_JOBS_CREATION_LIMIT_MS) return;
+    await this.stopBackfill(backfill, 'the service stopped before it had created its Jobs');
+  }
+
+  /**
+   * A backfill stopped: a switched-off job runs no more of it, nor does one whose Jobs were not all
+   * made. Its Jobs still suspended (made by the caller's token) are deleted: they would never start.
+   */
+  private async stopBackfill(backfill: Backfill, why: string): Promise<void> {
+    this.deps.logger.warn(`a backfill stopped: ${why}`, {
       backfillId: backfill.id,
       jobId: backfill.jobId,
       notRun: backfill.slots.length - backfill.started,
     });
+    if (backfill.callerJobs !== null) {
+      const resource = await resourceOfJob(this.deps.pool, backfill.jobId);
+      // A deleted job's CronJob took its Jobs with it (they are its dependents).
+      if (resource) await this.deleteSuspended(resource.namespace, backfill.id);
+    }
     await finishBackfill(this.deps.pool, backfill.id, this.deps.clock.now());
+  }
+
+  private async deleteSuspended(namespace: string, backfillId: number): Promise<void> {
+    const { items } = await this.deps.cluster.listJobs(namespace, `${BACKFILL_LABEL}=${backfillId}`);
+    for (const kubeJob of items.filter((each) => each.spec?.suspend)) {
+      try {
+        await this.deps.cluster.deleteJob(namespace, kubeJob.metadata?.name ?? '');
+      } catch (error) {
+        if (statusOf(error) !== 404) throw error;
+      }
+    }
+  }
+
+  /**
+   * Lets a suspended Job made by the caller's token run; whether it did. One deleted meanwhile (by
+   * hand) runs nothing: its slot is passed over, and said so.
+   */
+  private async resume(namespace: string, name: string, backfillId: number): Promise<boolean> {
+    try {
+      await this.deps.cluster.patchJob(namespace, name, { spec: { suspend: false } });
+      this.deps.logger.info('started the run of a slot', {
+        kubernetesJob: `${namespace}/${name}`,
+        backfillId,
+      });
+      return true;
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+      this.deps.logger.warn('a Job of a backfill was deleted before it ran; its slot is not run', {
+        kubernetesJob: `${namespace}/${name}`,
+        backfillId,
+      });
+      return false;
+    }
   }
 
   /** The CronJob a job's runs come from; `not yet` while the controller has not made it (or it is not watched). */
@@ -210,7 +280,7 @@ export class SlotRunner {
   }
 
   /** Creates a run's Job; one that exists already (made before a restart) is that run. */
-  private async create(namespace: string, kubeJob: V1Job): Promise<void> {
+  private async create(namespace: string, kubeJob: V1Job): Promise<true> {
     try {
       await this.deps.cluster.createJob(namespace, kubeJob);
       this.deps.logger.info('started the run of a slot', {
@@ -220,5 +290,6 @@ export class SlotRunner {
     } catch (error) {
       if (statusOf(error) !== 409) throw error;
     }
+    return true;
   }
 }

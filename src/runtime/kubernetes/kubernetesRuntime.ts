@@ -1,4 +1,4 @@
-import type { V1CronJob } from '@kubernetes/client-node';
+import type { V1CronJob, V1Job } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
 import { statusOf } from '../../kube/apiErrors';
 import type { ClusterClient } from '../../kube/clusterClient';
@@ -16,13 +16,22 @@ import { findJob, listJobs } from '../../store/jobs';
 import { readSchedulerState } from '../../store/scheduler';
 import { resourceOfJob } from '../../store/resourceJobs';
 import { recordRunTrigger } from '../../store/runTriggers';
-import type { Backfill } from '../../store/slots';
+import { type Backfill, markBackfillJobsCreated } from '../../store/slots';
+import { slotRunJob } from '../../kube/resources/slotRunJob';
 import type { SchedulerState } from '../../domain/schedulerState';
 import { nameInNamespace } from '../../kube/placement';
 import type { JobChange, Runtime } from '../runtime';
 import { RuntimeRefusedError } from '../runtimeRefused';
 import { manualJobFromCronJob } from './manualRun';
 import { patchOfJob, scheduledJobOfJob } from './scheduledJobOfJob';
+
+/** A backfill's Jobs are created this many at a time (up to 1,000 of them in one request). */
+const CREATES_AT_ONCE = 8;
+
+/** A Job that makes no pod until someone sets `spec.suspend` to false. */
+function suspended(kubeJob: V1Job): V1Job {
+  return { ...kubeJob, spec: kubeJob.spec && { ...kubeJob.spec, suspend: true } };
+}
 
 /** @public See KubernetesRuntime. */
 export interface KubernetesRuntimeOptions {
@@ -50,7 +59,7 @@ export interface KubernetesRuntimeOptions {
  *
  * A change made for a caller (SERVICE_AUTH=kubernetes) writes the cluster as them: their
  * ScheduledJob's creation, patch and deletion, a run now's read of the CronJob and its Job, a
- * backfill's dry run. What follows from it (a CronJob suspended or resumed, pause and resume) stays
+ * backfill's dry run and its Jobs (created suspended; the controller resumes them). What follows from it (a CronJob suspended or resumed, pause and resume) stays
  * the service's own.
  *
  * @public Required lazily by src/runtime/createRuntime.ts (local mode never loads it); knip does
@@ -59,8 +68,11 @@ export interface KubernetesRuntimeOptions {
 export class KubernetesRuntime implements Runtime {
   /** A save writes the job's ScheduledJob, which the API server may refuse. */
   readonly savesInMemory = false;
+  readonly makesBackfillRunsAsCaller: boolean;
 
-  constructor(private readonly options: KubernetesRuntimeOptions) {}
+  constructor(private readonly options: KubernetesRuntimeOptions) {
+    this.makesBackfillRunsAsCaller = Boolean(options.clusterOf);
+  }
 
   async start(): Promise<void> {
     // Fail at start, with a message, rather than at the first request.
@@ -143,18 +155,60 @@ export class KubernetesRuntime implements Runtime {
   }
 
   /**
-   * The backfill is recorded: the leading controller creates its Jobs from the CronJob's template,
-   * `concurrency` at a time (controller/slotRuns/slotRunner.ts), as it does a catch-up's. Refused,
-   * so that it is not left waiting, while the job has no CronJob to make them from.
+   * The backfill is recorded. Asked for by a caller (SERVICE_AUTH=kubernetes), every slot's Job is
+   * created now with the caller's own token, suspended, so that RBAC, admission and the audit log
+   * judge and name the person; the leading controller then resumes them `concurrency` at a time
+   * (controller/slotRuns/slotRunner.ts). Otherwise the controller creates them, as itself, as it
+   * does a catch-up's. Refused, so that it is not left waiting, while the job has no CronJob to
+   * make them from.
    */
-  async backfill(job: Job, _backfill: Backfill, by: Caller | null = null): Promise<void> {
-    await this.cronJobOf(job, by);
+  async backfill(job: Job, backfill: Backfill, by: Caller | null = null): Promise<void> {
+    const { namespace, cronJob } = await this.cronJobOf(job, by);
+    if (!by || backfill.callerJobs !== 'creating') return;
+    const cluster = this.clusterFor(by);
+    const created: string[] = [];
+    try {
+      for (let i = 0; i < backfill.slots.length; i += CREATES_AT_ONCE) {
+        const kubeJobs = backfill.slots
+          .slice(i, i + CREATES_AT_ONCE)
+          .map((slot) =>
+            suspended(slotRunJob(cronJob, { slot, trigger: 'backfill', backfillId: backfill.id })),
+          );
+        // Every creation of the batch answered before any is judged: none is left unaccounted for.
+        const answers = await Promise.allSettled(kubeJobs.map((each) => cluster.createJob(namespace, each)));
+        answers.forEach((answer, k) => {
+          if (answer.status === 'fulfilled') created.push(kubeJobs[k]!.metadata!.name!);
+        });
+        const refused = answers.find((answer) => answer.status === 'rejected');
+        if (refused) throw refused.reason;
+      }
+      await markBackfillJobsCreated(this.options.pool, backfill.id);
+    } catch (error) {
+      await this.removeJobs(cluster, namespace, created, backfill.id);
+      throw this.refusal(error, by);
+    }
+  }
+
+  /** A backfill refused half-way runs none of its slots: the Jobs made for it go (best effort). */
+  private async removeJobs(cluster: ClusterClient, namespace: string, names: string[], backfillId: number) {
+    for (const name of names) {
+      try {
+        await cluster.deleteJob(namespace, name);
+      } catch (error) {
+        if (statusOf(error) === 404) continue;
+        this.options.logger.warn('could not delete a Job of a refused backfill; it stays suspended', {
+          backfillId,
+          kubernetesJob: `${namespace}/${name}`,
+          err: error,
+        });
+      }
+    }
   }
 
   /**
-   * The controller creates a backfill's Jobs later, as itself: before the backfill is recorded, the
-   * caller's own token creates one such Job in a dry run (`dryRun=All`: RBAC and admission, nothing
-   * stored), so that a backfill whose runs the cluster would not let them start is refused now.
+   * Before the backfill is recorded, the caller's own token creates one of its Jobs in a dry run
+   * (`dryRun=All`: RBAC and admission, nothing stored), so that a backfill whose runs the cluster
+   * would not let them start is refused before anything is recorded or created.
    */
   async checkBackfill(job: Job, by: Caller): Promise<void> {
     const { namespace, cronJob } = await this.cronJobOf(job, by);

@@ -56,6 +56,8 @@ function syncJobOnce(emu: KubeEmulator, namespace: string, name: string): boolea
   if (isFinished(job)) return false;
   const t = rfc3339(emu.now());
   const status: Obj = { ...clone(job.status ?? {}) };
+  if (job.spec.suspend) return suspend(emu, job, status, t);
+  if (hasCondition(job, 'Suspended')) resume(emu, job, status, t);
   status.startTime = status.startTime ?? t;
 
   const criteria = hasCondition(job, 'SuccessCriteriaMet') ?? hasCondition(job, 'FailureTarget');
@@ -117,6 +119,44 @@ function syncJobOnce(emu: KubeEmulator, namespace: string, name: string): boolea
   status.uncountedTerminatedPods = {};
   status.ready = active.filter(isReady).length;
   return writeStatus(emu, job, status);
+}
+
+/**
+ * `spec.suspend`, as kcm 1.32 has it (beyond the recorded transcripts, which never suspend a Job):
+ * a suspended Job has no pods (its active ones are deleted) and no start time, and says so with
+ * the condition Suspended (JobSuspended) and the Event Suspended, once.
+ */
+function suspend(emu: KubeEmulator, job: Obj, status: Obj, t: string): boolean {
+  if (hasCondition(job, 'Suspended')) return false;
+  const pods = podsOf(emu, job);
+  const active = pods.filter((p) => !['Succeeded', 'Failed'].includes(p.status?.phase));
+  releasePods(emu, job, pods, active);
+  delete status.startTime;
+  delete status.active;
+  status.ready = 0;
+  status.terminating = 0;
+  status.uncountedTerminatedPods = {};
+  status.conditions = [
+    ...((status.conditions ?? []) as Obj[]).filter((c) => c.type !== 'Suspended'),
+    condition('Suspended', 'JobSuspended', 'Job suspended', t),
+  ];
+  writeStatus(emu, job, status);
+  recordEvent(emu, job, COMPONENT, 'Normal', 'Suspended', 'Job suspended');
+  return true;
+}
+
+/**
+ * A suspended Job resumed: its Suspended condition turns False (JobResumed), the Event Resumed, and
+ * its start time is now (so that `activeDeadlineSeconds` counts from the resumption).
+ */
+function resume(emu: KubeEmulator, job: Obj, status: Obj, t: string): void {
+  status.conditions = ((status.conditions ?? []) as Obj[]).map((c) =>
+    c.type === 'Suspended'
+      ? { ...condition('Suspended', 'JobResumed', 'Job resumed', t), status: 'False' }
+      : c,
+  );
+  status.startTime = t;
+  recordEvent(emu, job, COMPONENT, 'Normal', 'Resumed', 'Job resumed');
 }
 
 const isTracked = (pod: Obj) =>

@@ -1,11 +1,14 @@
 import type { V1Container, V1CronJob, V1Job, V1PodSpec } from '@kubernetes/client-node';
 import { RUNNER_ENV } from '../../runner/runnerEnvironment';
-import { kubeletLiteral } from '../desired/kubeletLiteral';
-import { boundedName } from '../../kube/resources/hashedName';
-import { SCHEDULED_TIME_ANNOTATION, TRIGGER_ANNOTATION } from '../runs/jobSlot';
+import { kubeletLiteral } from '../kubeletLiteral';
+import { boundedName } from './hashedName';
 
 /** Kubernetes object names are at most 63 characters where they end up in labels (job-name). */
 const MAX_JOB_NAME_LENGTH = 63;
+/** On the Jobs made for a catch-up or a backfill: the slot they run, and why. */
+export const SCHEDULED_TIME_ANNOTATION = 'crondeck.dev/scheduled-time';
+export const TRIGGER_ANNOTATION = 'crondeck.dev/trigger';
+
 /** The backfill a Job runs a slot of: the controller selects a backfill's Jobs by it. */
 export const BACKFILL_LABEL = 'crondeck.dev/backfill-id';
 
