@@ -194,6 +194,28 @@ describeOnPostgres('the cluster reviews behind SERVICE_AUTH=kubernetes', () => {
     });
   });
 
+  it('a token for another audience is a 401: the API server does not accept it for itself', async () => {
+    await serve({});
+    const { token } = await emu.serviceAccountToken('people', 'viewer', { audiences: ['vault'] });
+    const answer = await callAs(
+      running!.service.url,
+      { username: 'system:serviceaccount:people:viewer', token },
+      'GET',
+      `/api/jobs/${jobId}`,
+    );
+    expect(answer.status).toBe(401);
+    expect(answer.body.error).toMatch(/did not accept the bearer token/);
+  });
+
+  it('a token of a ServiceAccount deleted since is a 401, cached decisions or not after the TTL', async () => {
+    await serve({ SERVICE_AUTH_CACHE_SECONDS: '1' });
+    const leaving = await serviceAccountToken(emu, 'people', 'leaving');
+    await grantRole(emu, NAMESPACE_A, 'leaving', READER_RULES, 'leaving');
+    expect((await call(leaving, 'GET', `/api/jobs/${jobId}`)).status).toBe(200);
+    await asAdmin(emu, 'DELETE', '/api/v1/namespaces/people/serviceaccounts/leaving');
+    await until(async () => (await call(leaving, 'GET', `/api/jobs/${jobId}`)).status === 401, 'the 401');
+  });
+
   it('an expired token is a 401 once the TTL has passed', async () => {
     await serve({ SERVICE_AUTH_CACHE_SECONDS: '1' });
     const viewer = await freshToken('viewer');
