@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../support/cliServe';
 import { ManualClock } from '../support/clock';
-import { withTransaction } from '../../src/store/database';
 import { TURNED_LATE_AFTER_SKIP_REASON } from '../../src/store/migrations/027_runs_complete_inferred_skips';
 import { claimSlot } from '../../src/store/slots';
+import { type Database, withTransaction } from '../../src/store/database';
 import { createTestDatabase } from '../support/database';
 import { killQuietly, pidFrom } from '../support/processes';
-import { eventually, startTestService } from '../support/service';
+import { eventually, startTestService, type TestService } from '../support/service';
 import type { SlotJson } from '../support/slotJson';
 
 const MINUTE_MS = 60_000;
@@ -108,22 +108,50 @@ describe('slots of a service killed while runs were going', () => {
  * service wrote what its fire times found).
  */
 describe('the judge and the attempts no process watched', () => {
-  it('judges the fire times within them skipped, and those after them missed', async () => {
+  interface Context {
+    db: Database;
+    clock: ManualClock;
+    service: TestService;
+    jobId: number;
+  }
+
+  /** `work` with a service of its own (its clock at 10:00:30) and an every-minute job, `name`. */
+  async function withEveryMinuteJob(name: string, work: (context: Context) => Promise<void>): Promise<void> {
     const db = await createTestDatabase();
     const clock = new ManualClock('2026-06-01T10:00:30Z');
     const service = await startTestService({ db, clock });
     try {
-      const job = (
-        await service.request('POST', '/api/jobs', { name: 'going', schedule: '* * * * *', command: 'true' })
-      ).body;
-      // An attempt started at 10:01 by a service that is gone, never finished.
-      const { rows } = await db.pool.query(
-        `INSERT INTO executions (job_id, job_name, status, started_at, attempt, scheduled_at, trigger)
-         VALUES ($1, 'going', 'running', '2026-06-01T10:01:00.200Z', 0, '2026-06-01T10:01:00Z', 'schedule')
-         RETURNING id`,
-        [job.id],
-      );
-      const id = Number(rows[0].id);
+      const job = await service.request('POST', '/api/jobs', {
+        name,
+        schedule: '* * * * *',
+        command: 'true',
+      });
+      await work({ db, clock, service, jobId: job.body.id });
+    } finally {
+      await service.stop();
+      await db.close();
+    }
+  }
+
+  /** An attempt for the 10:01 slot, started by a service that is gone, never finished: its id. */
+  async function attemptLeftRunning({ db, jobId }: Context): Promise<number> {
+    const { rows } = await db.pool.query(
+      `INSERT INTO executions (job_id, job_name, status, started_at, attempt, scheduled_at, trigger)
+       SELECT id, name, 'running', '2026-06-01T10:01:00.200Z', 0, '2026-06-01T10:01:00Z', 'schedule'
+         FROM jobs WHERE id = $1
+       RETURNING id`,
+      [jobId],
+    );
+    return Number(rows[0].id);
+  }
+
+  const slotsOf = async ({ service, jobId }: Context) =>
+    ((await service.request('GET', `/api/jobs/${jobId}/slots`)).body as SlotJson[]).reverse();
+
+  it('judges the fire times within them skipped, and those after them missed', () =>
+    withEveryMinuteJob('going', async (context) => {
+      const { clock, service } = context;
+      const id = await attemptLeftRunning(context);
       expect(await service.local.judgeSlots(clock.set('2026-06-01T10:04:00Z'))).toBe(3);
       // The next start closes it, as the crashed service's, at 10:04:30.
       await service.recorder.closeAbandoned(
@@ -131,10 +159,9 @@ describe('the judge and the attempts no process watched', () => {
         new Map([[id, { exitCode: 143, note: '\n[test] closed\n' }]]),
       );
       expect(await service.local.judgeSlots(clock.set('2026-06-01T10:07:00Z'))).toBe(3);
-      const slots = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body as SlotJson[];
       const going = `the previous run of this job (execution ${id}) was still in progress`;
       expect(
-        slots.reverse().map((slot) => [slot.scheduledAt.slice(11, 16), slot.outcome, slot.reason]),
+        (await slotsOf(context)).map((slot) => [slot.scheduledAt.slice(11, 16), slot.outcome, slot.reason]),
       ).toEqual([
         ['10:01', 'ran', null],
         ['10:02', 'skipped', going],
@@ -143,36 +170,19 @@ describe('the judge and the attempts no process watched', () => {
         ['10:05', 'missed', expect.stringContaining('the service was not running')],
         ['10:06', 'missed', expect.stringContaining('the service was not running')],
       ]);
-    } finally {
-      await service.stop();
-      await db.close();
-    }
-  });
+    }));
 
-  it('turns a fire time judged skipped for an attempt in progress late when its own run or claim arrives', async () => {
+  it('turns a fire time judged skipped for an attempt in progress late when its own run or claim arrives', () =>
     // A run recorded while its slot is judged waits for the judgement and then completes the slot
     // (migration 019's lock): on a PostgreSQL server that judgement may have found only the earlier
     // attempt still going (test/integration/slotLocks.test.ts races it there).
-    const db = await createTestDatabase();
-    const clock = new ManualClock('2026-06-01T10:00:30Z');
-    const service = await startTestService({ db, clock });
-    try {
-      const job = (
-        await service.request('POST', '/api/jobs', {
-          name: 'overlap',
-          schedule: '* * * * *',
-          command: 'true',
-        })
-      ).body;
-      await db.pool.query(
-        `INSERT INTO executions (job_id, job_name, status, started_at, attempt, scheduled_at, trigger)
-         VALUES ($1, 'overlap', 'running', '2026-06-01T10:01:00.200Z', 0, '2026-06-01T10:01:00Z', 'schedule')`,
-        [job.id],
-      );
+    withEveryMinuteJob('overlap', async (context) => {
+      const { db, clock, service, jobId } = context;
+      await attemptLeftRunning(context);
       // 10:01 ran; 10:02 and 10:03 found it going.
       expect(await service.local.judgeSlots(clock.set('2026-06-01T10:04:00Z'))).toBe(3);
       const run = await service.recorder.recordReport(
-        job.id,
+        jobId,
         {
           status: 'success',
           startedAt: new Date('2026-06-01T10:02:05Z'),
@@ -188,41 +198,30 @@ describe('the judge and the attempts no process watched', () => {
       );
       await withTransaction(db.pool, (tx) =>
         claimSlot(tx, {
-          jobId: job.id,
+          jobId,
           scheduledAt: new Date('2026-06-01T10:03:00Z'),
           runKey: 'pod-uid-0203',
           allowDuplicates: false,
           at: new Date('2026-06-01T10:03:10Z'),
         }),
       );
-      const slots = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body as SlotJson[];
       expect(
-        slots
-          .reverse()
-          .map((slot) => [slot.scheduledAt.slice(11, 16), slot.outcome, slot.executionIds, slot.reason]),
+        (await slotsOf(context)).map((slot) => [
+          slot.scheduledAt.slice(11, 16),
+          slot.outcome,
+          slot.executionIds,
+          slot.reason,
+        ]),
       ).toEqual([
         ['10:01', 'ran', [expect.any(Number)], null],
         ['10:02', 'late', [run!.id], TURNED_LATE_AFTER_SKIP_REASON],
         ['10:03', 'late', [], TURNED_LATE_AFTER_SKIP_REASON],
       ]);
-    } finally {
-      await service.stop();
-      await db.close();
-    }
-  });
+    }));
 
-  it('leaves a fire time during a run finished by a live service to what that service wrote', async () => {
-    const db = await createTestDatabase();
-    const clock = new ManualClock('2026-06-01T10:00:30Z');
-    const service = await startTestService({ db, clock });
-    try {
-      const job = (
-        await service.request('POST', '/api/jobs', {
-          name: 'watched',
-          schedule: '* * * * *',
-          command: 'true',
-        })
-      ).body;
+  it('leaves a fire time during a run finished by a live service to what that service wrote', () =>
+    withEveryMinuteJob('watched', async (context) => {
+      const { db, clock, service, jobId } = context;
       // A run from 10:01 to 10:03:30 that its service finished: it wrote no skipped row for 10:02
       // or 10:03 because it did not fire then (a stall), so they stay missed, as ever.
       await db.pool.query(
@@ -230,19 +229,11 @@ describe('the judge and the attempts no process watched', () => {
                                  attempt, scheduled_at, trigger)
          VALUES ($1, 'watched', 'success', '2026-06-01T10:01:00Z', '2026-06-01T10:03:30Z', 150000, 0, 0,
                  '2026-06-01T10:01:00Z', 'schedule')`,
-        [job.id],
+        [jobId],
       );
       await service.local.judgeSlots(clock.set('2026-06-01T10:05:00Z'));
-      const slots = (await service.request('GET', `/api/jobs/${job.id}/slots`)).body as SlotJson[];
-      expect(slots.reverse().map((slot) => `${slot.scheduledAt.slice(11, 16)} ${slot.outcome}`)).toEqual([
-        '10:01 ran',
-        '10:02 missed',
-        '10:03 missed',
-        '10:04 missed',
-      ]);
-    } finally {
-      await service.stop();
-      await db.close();
-    }
-  });
+      expect(
+        (await slotsOf(context)).map((slot) => `${slot.scheduledAt.slice(11, 16)} ${slot.outcome}`),
+      ).toEqual(['10:01 ran', '10:02 missed', '10:03 missed', '10:04 missed']);
+    }));
 });

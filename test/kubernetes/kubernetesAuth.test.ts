@@ -742,6 +742,25 @@ describeOnPostgres('Kubernetes RBAC on the REST API', () => {
       );
       return created.body.id;
     }
+    /**
+     * The controller let the deleted suspended Jobs (named with `namePart`) go as no run at all,
+     * not as failed ones: the job has no execution.
+     */
+    async function expectNoRunOfDeleted(jobId: number, namePart: string): Promise<void> {
+      await until(
+        () =>
+          controller.logger.lines.some(
+            (line) =>
+              line.msg === 'a Kubernetes Job deleted before it ever started ran nothing' &&
+              String(line.kubernetesJob).includes(namePart),
+          ),
+        'the deleted suspended Job let go',
+      );
+      const runs = await db.pool.query('SELECT count(*)::int AS n FROM executions WHERE job_id = $1', [
+        jobId,
+      ]);
+      expect(runs.rows[0].n).toBe(0);
+    }
     const backfillOf = async (jobId: number) =>
       (
         await db.pool.query(
@@ -799,20 +818,7 @@ describeOnPostgres('Kubernetes RBAC on the REST API', () => {
       const [backfill] = await backfillOf(jobId);
       expect(backfill.finished_at).not.toBeNull();
       await until(() => backfillJobsOf(Number(backfill.id)).length === 0, 'the made Jobs deleted');
-      // It ran nothing: deleted suspended, its Job is no run (not a failed one).
-      await until(
-        () =>
-          controller.logger.lines.some(
-            (line) =>
-              line.msg === 'a Kubernetes Job deleted before it ever started ran nothing' &&
-              String(line.kubernetesJob).includes('hourly-half-way'),
-          ),
-        'the deleted suspended Job let go',
-      );
-      const runs = await db.pool.query('SELECT count(*)::int AS n FROM executions WHERE job_id = $1', [
-        jobId,
-      ]);
-      expect(runs.rows[0].n).toBe(0);
+      await expectNoRunOfDeleted(jobId, 'hourly-half-way');
       // Not in the way of the next one.
       expect((await call(people.editor, 'POST', `/api/jobs/${jobId}/backfill`, range)).status).toBe(202);
     });
@@ -835,20 +841,7 @@ describeOnPostgres('Kubernetes RBAC on the REST API', () => {
       expect(backfillJobsOf(id)).toHaveLength(1);
       await until(async () => (await backfillOf(jobId))[0].finished_at !== null, 'the backfill ended');
       expect(backfillJobsOf(id)).toEqual([]);
-      // Its Job ran nothing: deleted so, it is no run (not a failed one).
-      await until(
-        () =>
-          controller.logger.lines.some(
-            (line) =>
-              line.msg === 'a Kubernetes Job deleted before it ever started ran nothing' &&
-              String(line.kubernetesJob).includes('-backfill'),
-          ),
-        'the deleted suspended Job let go',
-      );
-      const runs = await db.pool.query('SELECT count(*)::int AS n FROM executions WHERE job_id = $1', [
-        jobId,
-      ]);
-      expect(runs.rows[0].n).toBe(0);
+      await expectNoRunOfDeleted(jobId, '-backfill');
     });
   });
 });
