@@ -259,8 +259,24 @@ export function describeRbac(harness: () => E2eHarness): void {
         status: 202,
         body: { slots: 1 },
       });
-      // Its Job was created with the editor's token (suspended; the controller resumed it): the run
-      // names the editor too.
+      // Its Job was created with the editor's token before the answer (suspended; the controller
+      // resumes it): it exists already, and the service's own account may not create Jobs.
+      const backfillJobs = await h.api.raw(
+        'GET',
+        `/apis/batch/v1/namespaces/${namespaceA}/jobs?labelSelector=crondeck.dev%2Fbackfill-id`,
+      );
+      expect((backfillJobs.body.items as Obj[]).length).toBeGreaterThan(0);
+      const serviceToken = await tokenOf(h.api, namespaceA, SERVICE_ACCOUNTS.api);
+      if (serviceToken) {
+        const serviceMay = await mayI(h.api, serviceToken, {
+          group: 'batch',
+          resource: 'jobs',
+          verb: 'create',
+          namespace: namespaceA,
+        });
+        expect(serviceMay).toBe(false);
+      }
+      // The run names the editor too.
       const backfilled = await wait(h.bounds.runMs, 'the editor’s backfill run to be recorded', async () => {
         const { body } = await h.restAs(people.editor.token, 'GET', `/api/executions?jobId=${jobA.id}`);
         return (body as unknown as Obj[]).find((e) => e.trigger === 'backfill' && e.status === 'success');
