@@ -29,6 +29,11 @@ import { LeaderElector } from './runtime/leaderElection';
 import { syncJobAlerts } from './scheduledJobs/jobAlerts';
 import { TokenSecrets, type TokenWaiter } from './scheduledJobs/tokenSecrets';
 import { WorkQueue } from './runtime/workQueue';
+import { CronJobWatchReconciler } from './watchedCronJobs/cronJobWatchReconciler';
+import {
+  startWatchedCronJobInformers,
+  type WatchedCronJobInformers,
+} from './watchedCronJobs/watchedInformers';
 import {
   type DesiredObjects,
   type ReconcileResult,
@@ -74,7 +79,7 @@ export interface ControllerOptions {
   retryPeriodMs?: number;
 }
 
-type Kind = 'sj' | 'run';
+type Kind = 'sj' | 'run' | 'watch' | 'cj';
 const LEASE_NAME = 'crondeck-controller';
 const managedSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY_CRONDECK}`;
 
@@ -96,12 +101,14 @@ export class ControllerManager {
     jobs: CachedInformer<V1Job>;
     pods: CachedInformer<V1Pod>;
     secrets: CachedInformer<V1Secret>;
+    watched: WatchedCronJobInformers;
   } | null = null;
   private workers: Promise<void>[] = [];
   private scheduledJobReconciler!: ScheduledJobReconciler;
   private tokens!: TokenSecrets;
   private runReconciler!: RunReconciler;
   private slotRunner: SlotRunner | null = null;
+  private cronJobWatchReconciler!: CronJobWatchReconciler;
   private resyncTimer: NodeJS.Timeout | undefined;
   private acting = false;
 
@@ -141,7 +148,8 @@ export class ControllerManager {
   /** Resolves once every watch has listed what exists (tests wait for it). */
   async synced(): Promise<void> {
     if (!this.informers) throw new Error('the controller is not acting');
-    await Promise.all(Object.values(this.informers).map((informer) => informer.synced));
+    const { watched, ...informers } = this.informers;
+    await Promise.all([...Object.values(informers).map((informer) => informer.synced), watched.synced()]);
   }
 
   private async act(): Promise<void> {
@@ -217,7 +225,14 @@ export class ControllerManager {
         if (owner && pod.metadata?.namespace) this.queue.add(`run/${pod.metadata.namespace}/${owner.name}`);
       },
     );
-    this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, pods, secrets };
+    const watched = startWatchedCronJobInformers(
+      { cluster, namespace: ns, kubeConfig: options.kubeConfig, logger },
+      {
+        watchChanged: (namespace) => this.queue.add(`watch/${namespace}/-`),
+        cronJobChanged: (namespace, name) => this.queue.add(`cj/${namespace}/${name}`),
+      },
+    );
+    this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, pods, secrets, watched };
 
     const events = new EventRecorder(cluster.core, 'crondeck-controller', options.identity, logger);
     const sjKey = ({ namespace, name }: TokenWaiter) => `sj/${namespace}/${name}`;
@@ -244,6 +259,14 @@ export class ControllerManager {
       logger,
       syncAlerts: (resource, job) =>
         syncJobAlerts({ cluster, alertConfigs, alerts: options.alerts }, resource, job),
+    });
+    this.cronJobWatchReconciler = new CronJobWatchReconciler({
+      pool: options.pool,
+      cluster,
+      caches: { watches: watched.watches, cronJobs: watched.cronJobs },
+      alerts: options.alerts,
+      clock: options.clock,
+      logger,
     });
     this.runReconciler = new RunReconciler({
       pool: options.pool,
@@ -290,7 +313,9 @@ export class ControllerManager {
     await this.slotRunner?.stop();
     this.slotRunner = null;
     await Promise.all(this.workers);
-    await Promise.all(Object.values(this.informers ?? {}).map((informer) => informer.stop()));
+    const { watched, ...informers } = this.informers ?? {};
+    await Promise.all(Object.values(informers).map((informer) => informer.stop()));
+    await watched?.stop();
     this.informers = null;
     this.workers = [];
     // A later leadership starts from a fresh queue.
@@ -312,6 +337,7 @@ export class ControllerManager {
   resync(): void {
     for (const resource of this.informers?.scheduledJobs.list() ?? []) this.enqueue('sj', resource);
     for (const job of this.informers?.jobs.list() ?? []) this.enqueue('run', job);
+    for (const watch of this.informers?.watched.watches.list() ?? []) this.enqueue('watch', watch);
     this.stampIfNothingToReconcile();
   }
 
@@ -350,16 +376,31 @@ export class ControllerManager {
     this.metrics.queueDepth.set(this.queue.length);
   }
 
+  private async reconcile(kind: Kind, namespace: string, name: string): Promise<ReconcileResult> {
+    switch (kind) {
+      case 'sj':
+        return this.scheduledJobReconciler.reconcile(namespace, name);
+      case 'run':
+        return this.runReconciler.reconcile(namespace, name);
+      case 'watch':
+        await this.cronJobWatchReconciler.reconcile(namespace);
+        return {};
+      case 'cj':
+        // What is watched changed: the namespace's pass counts it in the watches' statuses.
+        if (await this.cronJobWatchReconciler.reconcileCronJob(namespace, name)) {
+          this.queue.add(`watch/${namespace}/-`);
+        }
+        return {};
+    }
+  }
+
   private async work(): Promise<void> {
     for (;;) {
       const key = await this.queue.get();
       if (key === null) return;
       const [kind, namespace = '', name = ''] = key.split('/');
       try {
-        const result: ReconcileResult =
-          kind === 'sj'
-            ? await this.scheduledJobReconciler.reconcile(namespace, name)
-            : await this.runReconciler.reconcile(namespace, name);
+        const result: ReconcileResult = await this.reconcile(kind as Kind, namespace, name);
         this.queue.forget(key);
         if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
         this.metrics.reconciles.inc({ kind, result: 'success' });

@@ -11,6 +11,7 @@ import type { LastSlot } from '../domain/slots';
 import { type JobResource, placeJob } from '../kube/placement';
 import type { Runtime } from '../runtime/runtime';
 import { restartSuspensionCount } from '../store/alerts';
+import { refuseWriteOfWatched } from './watchedJobWrites';
 import { isUniqueViolation, withTransaction } from '../store/database';
 import * as jobs from '../store/jobs';
 import type { ListChanges } from '../store/listChangeFeed';
@@ -191,6 +192,7 @@ export class JobService {
   async replace(id: number, input: JobInput, by: Caller | null = null): Promise<JobView> {
     const job = await this.translateConflict(input.name, () =>
       this.writeAndTell(async (tx) => {
+        refuseWriteOfWatched(await jobs.findJob(tx, id), 'change');
         if (input.namespace != null) await this.requireSameNamespace(tx, id, input.namespace);
         const updated = await jobs.updateJob(tx, id, input, by?.username ?? null);
         if (!updated) throw notFound(`job ${id} not found`);
@@ -215,6 +217,7 @@ export class JobService {
 
   async remove(id: number, by: Caller | null = null): Promise<void> {
     await this.writeAndTell(async (tx) => {
+      refuseWriteOfWatched(await jobs.findJob(tx, id), 'delete');
       if (!(await jobs.deleteJob(tx, id))) throw notFound(`job ${id} not found`);
       await this.runtime.jobDeleted(id, by);
     });
@@ -228,7 +231,9 @@ export class JobService {
   async setEnabled(id: number, enabled: boolean, by: Caller | null = null): Promise<JobView> {
     let wasSuspended = false;
     const job = await this.writeAndTell(async (tx) => {
-      wasSuspended = (await jobs.findJob(tx, id))?.suspendedReason != null;
+      const current = await jobs.findJob(tx, id);
+      refuseWriteOfWatched(current, 'suspend or resume');
+      wasSuspended = current?.suspendedReason != null;
       const updated = await jobs.setJobEnabled(tx, id, enabled, by?.username ?? null);
       if (!updated) throw notFound(`job ${id} not found`);
       if (wasSuspended) await restartSuspensionCount(tx, id);
@@ -248,6 +253,7 @@ export class JobService {
    * Running a job that its alert policy suspended resumes it: a person is looking at it.
    */
   async runNow(id: number, by: Caller | null = null): Promise<Job> {
+    refuseWriteOfWatched(await jobs.findJob(this.pool, id), 'run');
     const resumed = await withTransaction(this.pool, async (tx) => {
       const job = await jobs.resumeSuspendedJob(tx, id);
       if (job) await restartSuspensionCount(tx, id);
