@@ -30,6 +30,9 @@ import { syncJobAlerts } from './scheduledJobs/jobAlerts';
 import { TokenSecrets, type TokenWaiter } from './scheduledJobs/tokenSecrets';
 import { WorkQueue } from './runtime/workQueue';
 import { CronJobWatchReconciler } from './watchedCronJobs/cronJobWatchReconciler';
+import { LOG_TAIL_LINES, PodLogs } from './watchedCronJobs/podLogs';
+import { warningsOf } from './watchedCronJobs/runWarnings';
+import { WatchedRunReconciler } from './watchedCronJobs/watchedRunReconciler';
 import {
   startWatchedCronJobInformers,
   type WatchedCronJobInformers,
@@ -79,7 +82,7 @@ export interface ControllerOptions {
   retryPeriodMs?: number;
 }
 
-type Kind = 'sj' | 'run' | 'watch' | 'cj';
+type Kind = 'sj' | 'run' | 'watch' | 'cj' | 'wrun';
 const LEASE_NAME = 'crondeck-controller';
 const managedSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY_CRONDECK}`;
 
@@ -109,6 +112,7 @@ export class ControllerManager {
   private runReconciler!: RunReconciler;
   private slotRunner: SlotRunner | null = null;
   private cronJobWatchReconciler!: CronJobWatchReconciler;
+  private watchedRuns!: WatchedRunReconciler;
   private resyncTimer: NodeJS.Timeout | undefined;
   private acting = false;
 
@@ -230,6 +234,15 @@ export class ControllerManager {
       {
         watchChanged: (namespace) => this.queue.add(`watch/${namespace}/-`),
         cronJobChanged: (namespace, name) => this.queue.add(`cj/${namespace}/${name}`),
+        jobChanged: (job, event) => {
+          if (event !== 'delete' || this.watchedRuns.jobDeleted(job)) this.enqueue('wrun', job);
+        },
+        podChanged: (pod, event) => {
+          if (event === 'delete') this.watchedRuns.podDeleted(pod);
+          const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');
+          if (owner && pod.metadata?.namespace)
+            this.queue.add(`wrun/${pod.metadata.namespace}/${owner.name}`);
+        },
       },
     );
     this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, pods, secrets, watched };
@@ -267,6 +280,18 @@ export class ControllerManager {
       alerts: options.alerts,
       clock: options.clock,
       logger,
+    });
+    this.watchedRuns = new WatchedRunReconciler({
+      pool: options.pool,
+      caches: watched,
+      recorder: options.recorder,
+      logs: new PodLogs((namespace, pod, container) =>
+        cluster.readPodLogTail(namespace, pod, container, LOG_TAIL_LINES),
+      ),
+      warnings: (namespace, uids) => warningsOf(cluster, namespace, uids),
+      clock: options.clock,
+      logger,
+      defaultTimeZone: options.defaultTimeZone,
     });
     this.runReconciler = new RunReconciler({
       pool: options.pool,
@@ -338,6 +363,7 @@ export class ControllerManager {
     for (const resource of this.informers?.scheduledJobs.list() ?? []) this.enqueue('sj', resource);
     for (const job of this.informers?.jobs.list() ?? []) this.enqueue('run', job);
     for (const watch of this.informers?.watched.watches.list() ?? []) this.enqueue('watch', watch);
+    for (const job of this.informers?.watched.jobs.list() ?? []) this.enqueue('wrun', job);
     this.stampIfNothingToReconcile();
   }
 
@@ -385,6 +411,8 @@ export class ControllerManager {
       case 'watch':
         await this.cronJobWatchReconciler.reconcile(namespace);
         return {};
+      case 'wrun':
+        return this.watchedRuns.reconcile(namespace, name);
       case 'cj':
         // What is watched changed: the namespace's pass counts it in the watches' statuses.
         if (await this.cronJobWatchReconciler.reconcileCronJob(namespace, name)) {

@@ -1,4 +1,5 @@
 import {
+  type CoreV1EventList,
   KubeConfig,
   type KubernetesListObject,
   type V1CronJob,
@@ -191,6 +192,23 @@ export class ClusterClient {
     return namespace
       ? this.core.listNamespacedPod({ namespace, labelSelector })
       : this.core.listPodForAllNamespaces({ labelSelector });
+  }
+
+  /** A container's last lines of log; null while the pod is on no node yet (a 204). */
+  readPodLogTail(
+    namespace: string,
+    name: string,
+    container: string,
+    tailLines: number,
+  ): Promise<string | null> {
+    return this.core.readPodLogTail({ namespace, name, container, tailLines });
+  }
+
+  listWarningEvents(namespace: string, involvedUid: string): Promise<CoreV1EventList> {
+    return this.core.listNamespacedEvent({
+      namespace,
+      fieldSelector: `involvedObject.uid=${involvedUid},type=Warning`,
+    });
   }
 
   // --- Secrets ------------------------------------------------------------------------------------
