@@ -285,6 +285,7 @@ export class ControllerManager {
       pool: options.pool,
       caches: watched,
       recorder: options.recorder,
+      skips: new ClusterRunRecorder(options.recorder),
       logs: new PodLogs((namespace, pod, container) =>
         cluster.readPodLogTail(namespace, pod, container, LOG_TAIL_LINES),
       ),

@@ -14,3 +14,16 @@ export function refuseWriteOfWatched(job: Job | null, what: string): void {
       `${what} the CronJob itself (kubectl -n ${namespace} edit cronjob ${name})`,
   );
 }
+
+/**
+ * Backfill starts Jobs of someone else's CronJob: not offered for a watched one (its owner can
+ * start a missed fire time with `kubectl create job --from=cronjob/…`).
+ */
+export function refuseBackfillOfWatched(job: Job): void {
+  if (!job.cronJob) return;
+  const { namespace, name } = job.cronJob;
+  throw conflict(
+    `job ${job.id} mirrors CronJob ${namespace}/${name}, which Crondeck watches but does not own: ` +
+      `backfill is not offered for it (kubectl -n ${namespace} create job --from=cronjob/${name} NAME runs it once)`,
+  );
+}

@@ -73,6 +73,24 @@ const CHANGED = `(jobs.name, jobs.schedule, jobs.command, jobs.timeout_s, jobs.d
   IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.schedule, EXCLUDED.command, EXCLUDED.timeout_s, EXCLUDED.description,
   EXCLUDED.timezone, EXCLUDED.enabled)`;
 
+/** Why a watched CronJob's slot saw no Job, as far as Crondeck can know it from outside. */
+export const WATCHED_MISSED_REASON =
+  'the CronJob created no Job for it: the CronJob controller skipped it (it was down or behind, ' +
+  'or more than 100 fire times were missed), or its startingDeadlineSeconds passed before it could start one';
+
+/** Why a watched CronJob's slots are missed while it is suspended: the hold's reason. */
+export const WATCHED_SUSPENDED_REASON = 'the CronJob was suspended (spec.suspend: true)';
+
+/** Which of these jobs are watched CronJobs' (a selection holds them): the slot judge reads them so. */
+export async function watchedJobIdsAmong(db: Queryable, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ id: number }>(
+    `SELECT id FROM jobs WHERE id = ANY ($1::int[]) AND cron_job_name IS NOT NULL AND watched_by IS NOT NULL`,
+    [ids],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
 export async function findWatchedJob(db: Queryable, namespace: string, name: string): Promise<Job | null> {
   const { rows } = await db.query<JobRow>(
     `SELECT ${JOB_COLUMNS} FROM jobs WHERE resource_namespace = $1 AND cron_job_name = $2`,

@@ -39,10 +39,7 @@ describe('which CronJobs a CronJobWatch selects', () => {
     });
     const labelled = cronJob('labelled', { labels: { 'app.kubernetes.io/managed-by': 'crondeck' } });
     const plain = cronJob('plain');
-    const selected = selectCronJobs(
-      [watch('all', { selector: {}, allowBackfill: false })],
-      [owned, labelled, plain],
-    );
+    const selected = selectCronJobs([watch('all', { selector: {} })], [owned, labelled, plain]);
     expect([...selected.keys()]).toEqual(['plain']);
   });
 
@@ -50,9 +47,9 @@ describe('which CronJobs a CronJobWatch selects', () => {
     const jobs = [cronJob('a', { labels: { team: 'data' } }), cronJob('b')];
     const selected = selectCronJobs(
       [
-        watch('z-names', { names: ['a', 'b'], allowBackfill: false }),
-        watch('a-labels', { selector: { matchLabels: { team: 'data' } }, allowBackfill: false }),
-        watch('0-gone', { selector: {}, allowBackfill: false }, true),
+        watch('z-names', { names: ['a', 'b'] }),
+        watch('a-labels', { selector: { matchLabels: { team: 'data' } } }),
+        watch('0-gone', { selector: {} }, true),
       ],
       jobs,
     );

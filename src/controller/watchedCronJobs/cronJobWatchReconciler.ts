@@ -15,11 +15,15 @@ import {
   listWatchedJobs,
   stopWatching,
   upsertWatchedJob,
+  WATCHED_SUSPENDED_REASON,
 } from '../../store/watchedCronJobJobs';
 import { readSecretKeys } from '../scheduledJobs/jobAlerts';
 import { selectCronJobs } from './selection';
 import { watchedJobInput } from './watchedJobInput';
 import { watchStatus, watchStatusDiffers } from './watchStatus';
+
+/** The hold of a CronJob no selection holds any more: its slots are no one's to judge missed. */
+const UNWATCHED_REASON = 'no CronJobWatch selected the CronJob at that time';
 
 export interface CronJobWatchReconcilerDeps {
   pool: Pool;
@@ -60,7 +64,7 @@ export class CronJobWatchReconciler {
     }
     if (!wasWatched) return false;
     const stopped = await stopWatching(this.deps.pool, namespace, name);
-    if (stopped) await saveJobInLedger(this.deps.pool, stopped, this.deps.clock.now());
+    if (stopped) await saveJobInLedger(this.deps.pool, stopped, this.deps.clock.now(), UNWATCHED_REASON);
     return true;
   }
 
@@ -88,7 +92,7 @@ export class CronJobWatchReconciler {
       const name = job.cronJob?.name ?? '';
       if (kept.has(name)) continue;
       const stopped = await stopWatching(this.deps.pool, namespace, name);
-      if (stopped) await saveJobInLedger(this.deps.pool, stopped, this.deps.clock.now());
+      if (stopped) await saveJobInLedger(this.deps.pool, stopped, this.deps.clock.now(), UNWATCHED_REASON);
       this.deps.logger.info('stopped watching a CronJob; its history stays', {
         cronJob: `${namespace}/${name}`,
       });
@@ -111,7 +115,7 @@ export class CronJobWatchReconciler {
       outcome.input,
       watch.spec?.history?.onRecreate ?? 'keep',
     );
-    await saveJobInLedger(this.deps.pool, job, this.deps.clock.now());
+    await saveJobInLedger(this.deps.pool, job, this.deps.clock.now(), WATCHED_SUSPENDED_REASON);
     return this.syncAlerts(watch, job);
   }
 

@@ -49,7 +49,11 @@ export function watchedAttempts(
       attempt: index,
       final,
       status: final ? finished.status : 'failed',
-      startedAt: toDate(terminated?.startedAt) ?? toDate(pod.status?.startTime) ?? finished.startedAt,
+      // The run starts with its Job (the slot ledger judges a run late from it), each retry with its pod.
+      startedAt:
+        index === 0
+          ? finished.startedAt
+          : (toDate(terminated?.startedAt) ?? toDate(pod.status?.startTime) ?? finished.startedAt),
       finishedAt:
         toDate(terminated?.finishedAt) ??
         (final ? finished.finishedAt : (toDate(pod.status?.startTime) ?? finished.finishedAt)),

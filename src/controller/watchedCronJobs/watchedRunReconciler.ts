@@ -3,11 +3,12 @@ import type { Pool } from 'pg';
 import type { Clock } from '../../domain/clock';
 import type { Logger } from '../../logging/logger';
 import type { CronJobWatch } from '../../kube/resources/cronJobWatch';
+import type { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
 import type { ExecutionRecorder } from '../../scheduling/executionRecorder';
 import { findWatchedJob } from '../../store/watchedCronJobJobs';
 import { deletedJobOutcome } from '../runs/deletedJobOutcome';
 import { type DeletedJob, DeletedJobs, seePods } from '../runs/deletedJobs';
-import { finishedJob } from '../runs/jobOutcome';
+import { finishedJob, jobNameForFireTime, skippedFireTimes } from '../runs/jobOutcome';
 import { slotOfKubeJob } from '../runs/jobSlot';
 import type { ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
 import type { PodLogs } from './podLogs';
@@ -23,6 +24,8 @@ export interface WatchedRunReconcilerDeps {
     pods: ObjectCache<V1Pod>;
   };
   recorder: ExecutionRecorder;
+  /** Fire times a Forbid CronJob skipped while the run went on, recorded as `skipped`. */
+  skips: ClusterRunRecorder;
   logs: PodLogs;
   /** The Warning events of these objects (a Job, its pods). */
   warnings: (namespace: string, uids: string[]) => Promise<RunWarning[]>;
@@ -123,6 +126,15 @@ export class WatchedRunReconciler {
         { ...attempt, reportKey: `watched:${uid}:${attempt.attempt}`, slot },
         final,
       );
+    }
+    if (cronJob?.metadata?.uid) {
+      // One the CronJob controller starts late once this run ended is a run of its slot: the
+      // judge counts that run first, whatever was recorded as skipped.
+      const startedLate = (fireTime: Date) =>
+        this.deps.caches.jobs.get(jobNameForFireTime(cronJobName, fireTime), namespace) !== undefined;
+      for (const fireTime of skippedFireTimes(cronJob, kubeJob, finished, startedLate)) {
+        await this.deps.skips.recordSkipped(job, cronJob.metadata.uid, fireTime, this.deps.clock.now());
+      }
     }
     this.deps.logger.info('recorded a run of a watched CronJob', {
       cronJob: `${namespace}/${cronJobName}`,

@@ -82,12 +82,6 @@ export const cronJobWatchSpecSchema = z
       })
       .optional()
       .describe('What becomes of a watched CronJob’s history.'),
-    allowBackfill: z
-      .boolean()
-      .default(false)
-      .describe(
-        'Let Crondeck start Jobs of these CronJobs for missed fire times (backfill). Off by default: the CronJobs are someone else’s.',
-      ),
   })
   .describe('Plain CronJobs of this namespace whose runs Crondeck records, and their alert destinations.')
   .meta({
