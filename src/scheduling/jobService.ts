@@ -12,6 +12,7 @@ import { type JobResource, placeJob } from '../kube/placement';
 import type { Runtime } from '../runtime/runtime';
 import { restartSuspensionCount } from '../store/alerts';
 import { refuseWriteOfWatched } from './watchedJobWrites';
+import { WatchedJobUseCases } from './watchedJobUseCases';
 import { isUniqueViolation, withTransaction } from '../store/database';
 import * as jobs from '../store/jobs';
 import type { ListChanges } from '../store/listChangeFeed';
@@ -58,6 +59,9 @@ export class JobService {
     nextBatch: 'beforeAnswers',
   });
 
+  /** Run now and the toggle of watched CronJobs' jobs, which go to their CronJobs (issue 40). */
+  private readonly watchedCronJobs: WatchedJobUseCases;
+
   constructor(
     private readonly pool: Pool,
     private readonly runtime: Runtime,
@@ -71,6 +75,7 @@ export class JobService {
      */
     private readonly kubernetesHome: string | null = null,
   ) {
+    this.watchedCronJobs = new WatchedJobUseCases(pool, runtime, clock);
     this.lists = new JobLists(pool, clock, (now) => this.readViews(now), changes);
     this.renders = new JobRenders(pool, clock, (id, now) => this.readView(id, now), changes);
   }
@@ -229,10 +234,11 @@ export class JobService {
    * replacing the policy's.
    */
   async setEnabled(id: number, enabled: boolean, by: Caller | null = null): Promise<JobView> {
+    const watched = await this.watchedCronJobs.setEnabled(id, enabled, by);
+    if (watched) return this.viewWithRun(watched);
     let wasSuspended = false;
     const job = await this.writeAndTell(async (tx) => {
       const current = await jobs.findJob(tx, id);
-      refuseWriteOfWatched(current, 'suspend or resume');
       wasSuspended = current?.suspendedReason != null;
       const updated = await jobs.setJobEnabled(tx, id, enabled, by?.username ?? null);
       if (!updated) throw notFound(`job ${id} not found`);
@@ -253,7 +259,8 @@ export class JobService {
    * Running a job that its alert policy suspended resumes it: a person is looking at it.
    */
   async runNow(id: number, by: Caller | null = null): Promise<Job> {
-    refuseWriteOfWatched(await jobs.findJob(this.pool, id), 'run');
+    const watched = await this.watchedCronJobs.runNow(id, by);
+    if (watched) return watched;
     const resumed = await withTransaction(this.pool, async (tx) => {
       const job = await jobs.resumeSuspendedJob(tx, id);
       if (job) await restartSuspensionCount(tx, id);

@@ -116,6 +116,19 @@ describe('CronJobWatch: the CronJobs a cluster already has, as jobs', () => {
     expect(del.status).toBe(409);
     expect((del.body as Obj).error).toContain(`CronJob ${NAMESPACE}/db-dump`);
     expect((await jobNamed(dump.name))?.schedule).toBe('0 3 * * *');
+    // Run now and the toggle write the CronJob: only the service on a cluster does (this one is local).
+    for (const [method, path, body] of [
+      ['PATCH', `/api/jobs/${dump.id}/toggle`, { enabled: false }],
+      ['POST', `/api/jobs/${dump.id}/run`, undefined],
+    ] as const) {
+      const refused = await service.request(method, path, body);
+      expect(refused.status).toBe(409);
+      expect((refused.body as Obj).error).toMatch(
+        new RegExp(
+          `^job ${dump.id} mirrors CronJob ${NAMESPACE}/db-dump: only Crondeck on its cluster can (suspend|run) it$`,
+        ),
+      );
+    }
   });
 
   it('mirrors the CronJob’s changes: schedule, suspend', async () => {

@@ -22,6 +22,7 @@ import { nameInNamespace } from '../../kube/placement';
 import type { JobChange, Runtime } from '../runtime';
 import { RuntimeRefusedError } from '../runtimeRefused';
 import { manualJobFromCronJob } from './manualRun';
+import { WatchedCronJobActions } from './watchedCronJobActions';
 import { patchOfJob, scheduledJobOfJob } from './scheduledJobOfJob';
 
 /** @public See KubernetesRuntime. */
@@ -61,6 +62,11 @@ export class KubernetesRuntime implements Runtime {
   readonly savesInMemory = false;
 
   constructor(private readonly options: KubernetesRuntimeOptions) {}
+
+  /** Watched CronJobs (issue 40): their own CronJob is written, not a ScheduledJob. */
+  get watchedCronJobs(): WatchedCronJobActions {
+    return new WatchedCronJobActions(this.options);
+  }
 
   async start(): Promise<void> {
     // Fail at start, with a message, rather than at the first request.
