@@ -44,7 +44,7 @@ export async function upsertWatchedJob(
      ON CONFLICT (resource_namespace, cron_job_name) WHERE cron_job_name IS NOT NULL DO UPDATE SET
        name = EXCLUDED.name, schedule = EXCLUDED.schedule, command = EXCLUDED.command,
        timeout_s = EXCLUDED.timeout_s, description = EXCLUDED.description, timezone = EXCLUDED.timezone,
-       enabled = EXCLUDED.enabled, ${KEEP_SUSPENSION_IF('EXCLUDED.enabled')},
+       enabled = EXCLUDED.enabled, ${KEEP_SUSPENSION_IF('EXCLUDED.enabled')}, late_after_s = EXCLUDED.late_after_s,
        cron_job_uid = EXCLUDED.cron_job_uid, watched_by = EXCLUDED.watched_by,
        updated_at = CASE WHEN ${CHANGED} THEN now() ELSE jobs.updated_at END
      WHERE ${CHANGED} OR (jobs.cron_job_uid, jobs.watched_by)
@@ -69,9 +69,10 @@ export async function upsertWatchedJob(
 }
 
 /** What a watched CronJob's row mirrors of it; a change of any of these is a change of the job. */
-const CHANGED = `(jobs.name, jobs.schedule, jobs.command, jobs.timeout_s, jobs.description, jobs.timezone, jobs.enabled)
+const CHANGED = `(jobs.name, jobs.schedule, jobs.command, jobs.timeout_s, jobs.description, jobs.timezone, jobs.enabled,
+  jobs.late_after_s)
   IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.schedule, EXCLUDED.command, EXCLUDED.timeout_s, EXCLUDED.description,
-  EXCLUDED.timezone, EXCLUDED.enabled)`;
+  EXCLUDED.timezone, EXCLUDED.enabled, EXCLUDED.late_after_s)`;
 
 /** Why a watched CronJob's slot saw no Job, as far as Crondeck can know it from outside. */
 export const WATCHED_MISSED_REASON =

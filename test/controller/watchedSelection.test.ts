@@ -6,11 +6,15 @@ const cronJob = (name: string, metadata: V1CronJob['metadata'] = {}): V1CronJob 
   metadata: { name, namespace: 'ops', ...metadata },
   spec: { schedule: '0 3 * * *', jobTemplate: {} },
 });
-const watch = (name: string, spec: CronJobWatch['spec'], deleted = false): CronJobWatch => ({
+const watch = (
+  name: string,
+  spec: Omit<CronJobWatch['spec'], 'lateAfterSeconds'>,
+  deleted = false,
+): CronJobWatch => ({
   apiVersion: 'crondeck.dev/v1alpha1',
   kind: 'CronJobWatch',
   metadata: { name, namespace: 'ops', ...(deleted ? { deletionTimestamp: new Date() } : {}) },
-  spec,
+  spec: { lateAfterSeconds: 60, ...spec },
 });
 
 describe('which CronJobs a CronJobWatch selects', () => {

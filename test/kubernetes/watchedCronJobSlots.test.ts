@@ -46,6 +46,7 @@ describe('the slot ledger of a watched CronJob', () => {
     await createCronJobWatch(kc, 'data-team', {
       selector: { matchLabels: { team: 'data' } },
       webhooks: [{ url: `${receiver.url}/hook`, events: ['missed'] }],
+      lateAfterSeconds: 30,
     });
     jobId = await until(async () => (await findWatchedJob(db.pool, NAMESPACE, 'hourly'))?.id, 'the job row');
   }, 60_000);
@@ -73,7 +74,14 @@ describe('the slot ledger of a watched CronJob', () => {
     emu.syncJob(NAMESPACE, job.metadata.name);
     await until(async () => (await executions()).length === 1, 'the run recorded');
 
-    await judgeAt('2026-06-01T12:02:00Z');
+    // The selection's grace (30 s): judged once it has passed, not before.
+    await judgeAt('2026-06-01T12:00:29Z');
+    expect((await slots()).map((slot) => slot.scheduledAt)).toEqual(['2026-06-01T11:00:00.000Z']);
+    await judgeAt('2026-06-01T12:00:30Z');
+    expect((await slots()).map((slot) => slot.scheduledAt)).toEqual([
+      '2026-06-01T11:00:00.000Z',
+      '2026-06-01T12:00:00.000Z',
+    ]);
     const judged = await slots();
     expect(judged.map((slot) => [slot.scheduledAt, slot.outcome])).toEqual([
       ['2026-06-01T11:00:00.000Z', 'ran'],

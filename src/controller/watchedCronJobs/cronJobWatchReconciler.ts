@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import type { JobAlertsSync } from '../../alerts/alertConfigService';
 import type { Clock } from '../../domain/clock';
 import type { Job } from '../../domain/job';
+import { DEFAULT_LATE_AFTER_SECONDS } from '../../domain/slots';
 import type { Logger } from '../../logging/logger';
 import type { ClusterClient } from '../../kube/clusterClient';
 import { statusOf } from '../../kube/apiErrors';
@@ -107,7 +108,7 @@ export class CronJobWatchReconciler {
   private async watchOne(cronJob: V1CronJob, watch: CronJobWatch): Promise<string | null> {
     const namespace = cronJob.metadata?.namespace ?? '';
     const name = cronJob.metadata?.name ?? '';
-    const outcome = watchedJobInput(cronJob);
+    const outcome = watchedJobInput(cronJob, watch.spec?.lateAfterSeconds ?? DEFAULT_LATE_AFTER_SECONDS);
     if (!outcome.ok) return `CronJob ${name}: ${outcome.message}`;
     const { job } = await upsertWatchedJob(
       this.deps.pool,

@@ -17,7 +17,7 @@ function watchedJobName(namespace: string, name: string): string {
  * row says UTC rather than the service's default. A schedule Crondeck cannot read (a `TZ=` prefix,
  * a descriptor it lacks) is refused with the message, and the CronJob is not watched.
  */
-export function watchedJobInput(cronJob: V1CronJob): WatchedJobInputOutcome {
+export function watchedJobInput(cronJob: V1CronJob, lateAfterSeconds: number): WatchedJobInputOutcome {
   const namespace = cronJob.metadata?.namespace ?? '';
   const name = cronJob.metadata?.name ?? '';
   const spec = cronJob.spec;
@@ -31,6 +31,7 @@ export function watchedJobInput(cronJob: V1CronJob): WatchedJobInputOutcome {
     description: `CronJob ${namespace}/${name}`,
     timezone: spec?.timeZone ?? 'UTC',
     enabled: spec?.suspend !== true,
+    lateAfterSeconds,
   });
   if (!input.success) return { ok: false, message: describeZodError(input.error) };
   return { ok: true, input: input.data };

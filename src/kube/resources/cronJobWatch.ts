@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { DEFAULT_LATE_AFTER_SECONDS, lateAfterSecondsSchema } from '../../domain/slots';
 import { alertConfigSpecSchema } from './alertConfig';
 import { DNS1123_SUBDOMAIN_PATTERN, observedStatusFields } from './kubernetesFields';
 
@@ -71,6 +72,12 @@ export const cronJobWatchSpecSchema = z
     webhooks: alertConfigSpecSchema.shape.webhooks,
     emails: alertConfigSpecSchema.shape.emails,
     policy: alertConfigSpecSchema.shape.policy,
+    lateAfterSeconds: lateAfterSecondsSchema
+      .default(DEFAULT_LATE_AFTER_SECONDS)
+      .describe(
+        'Grace of each slot of these CronJobs: a Job that starts later than this after its fire time is late, and a slot with none by then is missed (0-86400).',
+      )
+      .meta({ format: 'int32' }),
     history: z
       .object({
         onRecreate: z
