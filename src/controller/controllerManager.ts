@@ -411,15 +411,29 @@ export class ControllerManager {
         return this.runReconciler.reconcile(namespace, name);
       case 'watch':
         await this.cronJobWatchReconciler.reconcile(namespace);
+        this.reconcileWatchedRuns(namespace, null);
         return {};
       case 'wrun':
         return this.watchedRuns.reconcile(namespace, name);
       case 'cj':
-        // What is watched changed: the namespace's pass counts it in the watches' statuses.
+        // What is watched changed: the namespace's pass counts it in the watches' statuses, and
+        // the Jobs the CronJob made before are looked at again (their runs are recorded now).
         if (await this.cronJobWatchReconciler.reconcileCronJob(namespace, name)) {
           this.queue.add(`watch/${namespace}/-`);
+          this.reconcileWatchedRuns(namespace, name);
         }
         return {};
+    }
+  }
+
+  /**
+   * The Jobs of a namespace (of one CronJob, when named) to look at again: a CronJob selected
+   * after its Jobs were made has their runs recorded then. Those recorded already are skipped.
+   */
+  private reconcileWatchedRuns(namespace: string, cronJobName: string | null): void {
+    for (const job of this.informers?.watched.jobs.list(namespace) ?? []) {
+      const owner = job.metadata?.ownerReferences?.find((ref) => ref.kind === 'CronJob');
+      if (owner && (cronJobName === null || owner.name === cronJobName)) this.enqueue('wrun', job);
     }
   }
 

@@ -162,6 +162,30 @@ describe('the runs of a watched CronJob', () => {
     }
   }, 60_000);
 
+  it('records the runs of Jobs a CronJob made before it was selected, once it is', async () => {
+    await createCronJob(
+      kc,
+      plainCronJob('earlier', {
+        labels: { team: 'ops' },
+        schedule: '0 0 1 1 *',
+        spec: { timeZone: 'UTC', jobTemplate: jobTemplate({}, 'echo before') },
+      }),
+    );
+    const job = emu.createJobFromCronJob(NAMESPACE, 'earlier', 'earlier-manual-1');
+    emu.syncJob(NAMESPACE, job.metadata.name);
+    expect(await runPod(emu, NAMESPACE, newestPod(job).metadata.name)).toBe(0);
+    emu.syncJob(NAMESPACE, job.metadata.name);
+    await createCronJobWatch(kc, 'ops-team', { selector: { matchLabels: { team: 'ops' } } });
+    const [run] = await until(async () => {
+      const row = await findWatchedJob(db.pool, NAMESPACE, 'earlier');
+      const found = row ? await executions(row.id) : [];
+      return found.length === 1 ? found : null;
+    }, 'the earlier run recorded');
+    // Made by hand (kubectl create job --from=cronjob/earlier): a run of no slot.
+    expect(run).toMatchObject({ status: 'success', exitCode: 0, scheduledAt: null });
+    expect((await full(run!.id)).stdout).toBe('before\n');
+  }, 60_000);
+
   it('records each run once across a controller restart (keyed by the Job’s UID)', async () => {
     await controller.stop();
     controller = await runController(kc, db);
