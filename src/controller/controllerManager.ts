@@ -112,6 +112,11 @@ export class ControllerManager {
   private runReconciler!: RunReconciler;
   private slotRunner: SlotRunner | null = null;
   private cronJobWatchReconciler!: CronJobWatchReconciler;
+  /**
+   * Whether the watched CronJobs' caches hold what exists: until then their work waits (a selection
+   * judged against a half-filled cache of CronJobs would stop watching those not listed yet).
+   */
+  private watchedSynced = false;
   private watchedRuns!: WatchedRunReconciler;
   private resyncTimer: NodeJS.Timeout | undefined;
   private acting = false;
@@ -151,9 +156,15 @@ export class ControllerManager {
 
   /** Resolves once every watch has listed what exists (tests wait for it). */
   async synced(): Promise<void> {
+    await this.scheduledJobCachesSynced();
+    await this.informers?.watched.synced();
+  }
+
+  /** The caches of ScheduledJobs and what they made, which work on them waits for. */
+  private async scheduledJobCachesSynced(): Promise<void> {
     if (!this.informers) throw new Error('the controller is not acting');
-    const { watched, ...informers } = this.informers;
-    await Promise.all([...Object.values(informers).map((informer) => informer.synced), watched.synced()]);
+    const { watched: _watched, ...informers } = this.informers;
+    await Promise.all(Object.values(informers).map((informer) => informer.synced));
   }
 
   private async act(): Promise<void> {
@@ -309,9 +320,12 @@ export class ControllerManager {
     });
 
     // Work starts once the caches hold what exists: reconciling against a half-filled cache would
-    // create CronJobs that exist already.
-    await this.synced();
+    // create CronJobs that exist already. Watched CronJobs wait for their own caches apart: a
+    // cluster without the CronJobWatch CRD (or the RBAC to read it) keeps its ScheduledJobs going.
+    await this.scheduledJobCachesSynced();
     if (!this.acting) return;
+    this.watchedSynced = false;
+    void watched.synced().then(() => this.watchedCachesSynced());
     this.workers = Array.from({ length: options.workers ?? 4 }, () => this.work());
     this.stampIfNothingToReconcile();
     this.slotRunner = new SlotRunner({
@@ -403,7 +417,21 @@ export class ControllerManager {
     this.metrics.queueDepth.set(this.queue.length);
   }
 
+  /** Every namespace that holds a CronJobWatch or a CronJob, looked at once the caches are filled. */
+  private watchedCachesSynced(): void {
+    if (!this.acting || !this.informers) return;
+    this.watchedSynced = true;
+    const { watches, cronJobs } = this.informers.watched;
+    const namespaces = new Set(
+      [...watches.list(), ...cronJobs.list()].map((o) => o.metadata?.namespace ?? ''),
+    );
+    for (const namespace of namespaces) this.queue.add(`watch/${namespace}/-`);
+  }
+
   private async reconcile(kind: Kind, namespace: string, name: string): Promise<ReconcileResult> {
+    // Until the watched CronJobs' caches are filled, their work waits: all of it is asked for
+    // again once they are (watchedCachesSynced).
+    if ((kind === 'watch' || kind === 'cj' || kind === 'wrun') && !this.watchedSynced) return {};
     switch (kind) {
       case 'sj':
         return this.scheduledJobReconciler.reconcile(namespace, name);
