@@ -147,6 +147,40 @@ describe('CronJobWatch: the CronJobs a cluster already has, as jobs', () => {
     expect(job.nextRun).toBeNull();
   });
 
+  it('keeps a CronJob’s job across its deletion and re-creation under the same name, or starts anew', async () => {
+    await createCronJob(kc, plainCronJob('kept', { labels: { history: 'keep' } }));
+    await createCronJob(kc, plainCronJob('fresh', { labels: { history: 'restart' } }));
+    await createCronJobWatch(kc, 'keeper', { selector: { matchLabels: { history: 'keep' } } });
+    await createCronJobWatch(kc, 'restarter', {
+      selector: { matchLabels: { history: 'restart' } },
+      history: { onRecreate: 'restart' },
+    });
+    const kept = await until(() => jobNamed(`cronjob.${NAMESPACE}.kept`), 'the kept job');
+    const fresh = await until(() => jobNamed(`cronjob.${NAMESPACE}.fresh`), 'the fresh job');
+    const batch = kc.makeApiClient(BatchV1Api);
+    for (const name of ['kept', 'fresh']) {
+      await batch.deleteNamespacedCronJob({ namespace: NAMESPACE, name });
+      await until(
+        async () => (await jobNamed(`cronjob.${NAMESPACE}.${name}`))?.cronJob.watchedBy === null,
+        `${name} no longer watched`,
+      );
+    }
+    // A Helm upgrade that deletes and creates them again: new UIDs under the same names.
+    await createCronJob(kc, plainCronJob('kept', { labels: { history: 'keep' } }));
+    await createCronJob(kc, plainCronJob('fresh', { labels: { history: 'restart' } }));
+    const keptAgain = await until(async () => {
+      const found = await jobNamed(`cronjob.${NAMESPACE}.kept`);
+      return found?.cronJob.watchedBy === 'keeper' ? found : null;
+    }, 'the kept job watched again');
+    expect(keptAgain.id).toBe(kept.id);
+    const freshAgain = await until(async () => {
+      const found = await jobNamed(`cronjob.${NAMESPACE}.fresh`);
+      return found?.cronJob.watchedBy === 'restarter' ? found : null;
+    }, 'the fresh job watched again');
+    expect(freshAgain.id).not.toBe(fresh.id);
+    expect((await service.request('GET', `/api/jobs/${fresh.id}`)).status).toBe(404);
+  });
+
   it('stops watching what the selection no longer holds, keeping the job', async () => {
     const dump = (await jobNamed(`cronjob.${NAMESPACE}.db-dump`))!;
     await deleteCronJobWatch(kc, 'data-team');
