@@ -71,6 +71,12 @@ export class WatchedRunReconciler {
   podDeleted(pod: V1Pod): void {
     const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');
     if (!owner || this.settled.has(owner.uid)) return;
+    // Only a watched CronJob's Job keeps its pods: every other Job's would be kept for good.
+    const namespace = pod.metadata?.namespace ?? '';
+    const kubeJob =
+      this.deps.caches.jobs.get(owner.name, namespace) ??
+      this.deleted.named(namespace, owner.name).find((gone) => gone.uid === owner.uid)?.job;
+    if (!kubeJob || kubeJob.metadata?.uid !== owner.uid || !this.isWatched(kubeJob)) return;
     const uid = pod.metadata?.uid ?? '';
     this.podsGone.set(owner.uid, (this.podsGone.get(owner.uid) ?? new Map<string, V1Pod>()).set(uid, pod));
     this.deleted.podDeleted(pod);
