@@ -30,7 +30,7 @@ import { syncJobAlerts } from './scheduledJobs/jobAlerts';
 import { TokenSecrets, type TokenWaiter } from './scheduledJobs/tokenSecrets';
 import { WorkQueue } from './runtime/workQueue';
 import { CronJobWatchReconciler } from './watchedCronJobs/cronJobWatchReconciler';
-import { LOG_TAIL_LINES, PodLogs } from './watchedCronJobs/podLogs';
+import { LOG_READ_TIMEOUT_MS, LOG_TAIL_LINES, PodLogs } from './watchedCronJobs/podLogs';
 import { warningsOf } from './watchedCronJobs/runWarnings';
 import { WatchedRunReconciler } from './watchedCronJobs/watchedRunReconciler';
 import {
@@ -298,7 +298,7 @@ export class ControllerManager {
       recorder: options.recorder,
       skips: new ClusterRunRecorder(options.recorder),
       logs: new PodLogs((namespace, pod, container) =>
-        cluster.readPodLogTail(namespace, pod, container, LOG_TAIL_LINES),
+        cluster.readPodLogTail(namespace, pod, container, LOG_TAIL_LINES, LOG_READ_TIMEOUT_MS),
       ),
       warnings: (namespace, uids) => warningsOf(cluster, namespace, uids),
       clock: options.clock,

@@ -200,8 +200,9 @@ export class ClusterClient {
     name: string,
     container: string,
     tailLines: number,
+    timeoutMs: number,
   ): Promise<string | null> {
-    return this.core.readPodLogTail({ namespace, name, container, tailLines });
+    return this.core.readPodLogTail({ namespace, name, container, tailLines, timeoutMs });
   }
 
   listWarningEvents(namespace: string, involvedUid: string): Promise<CoreV1EventList> {

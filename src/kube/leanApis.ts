@@ -214,8 +214,10 @@ export class LeanCoreV1Api {
    * client-node's processor, which parses the text as its content type says and throws on the 204
    * kube-apiserver answers for a pod not yet on a node: that is null here (no log yet).
    */
-  async readPodLogTail(param: Named & { container: string; tailLines: number }): Promise<string | null> {
-    const { name, namespace, container, tailLines } = param;
+  async readPodLogTail(
+    param: Named & { container: string; tailLines: number; timeoutMs: number },
+  ): Promise<string | null> {
+    const { name, namespace, container, tailLines, timeoutMs } = param;
     const context = await this.requests.readNamespacedPodLog(
       name,
       namespace,
@@ -229,6 +231,9 @@ export class LeanCoreV1Api {
       undefined,
       tailLines,
     );
+    // kube-apiserver never times pods/log out (a long-running request): a kubelet that does not
+    // answer would hold the caller for good.
+    context.setSignal(AbortSignal.timeout(timeoutMs));
     const response = await this.configuration.httpApi.send(context).toPromise();
     if (response.httpStatusCode === 204) return null;
     const text = await response.body.text();

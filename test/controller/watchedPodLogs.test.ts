@@ -26,7 +26,7 @@ describe('reading a watched pod’s log', () => {
     emu.seed(emu.typeByName('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     cluster = new ClusterClient(kubeConfigFor(emu), createMemoryLogger());
     logs = new PodLogs((namespace, pod, container) =>
-      cluster.readPodLogTail(namespace, pod, container, LOG_TAIL_LINES),
+      cluster.readPodLogTail(namespace, pod, container, LOG_TAIL_LINES, 500),
     );
   });
   afterEach(() => emu.stop());
@@ -45,11 +45,11 @@ describe('reading a watched pod’s log', () => {
 
   it('answers null for a pod on no node yet (204), and the log once the pod ran', async () => {
     seedPod('waiting', 'echo never');
-    expect(await cluster.readPodLogTail(NS, 'waiting', 'main', 10)).toBeNull();
+    expect(await cluster.readPodLogTail(NS, 'waiting', 'main', 10, 5000)).toBeNull();
 
     seedPod('ran', 'for i in 1 2 3 4 5; do echo line $i; done; echo oops >&2; exit 1');
     expect(await runPod(emu, NS, 'ran')).toBe(1);
-    expect(await cluster.readPodLogTail(NS, 'ran', 'main', 2)).toBe('line 5\noops\n');
+    expect(await cluster.readPodLogTail(NS, 'ran', 'main', 2, 5000)).toBe('line 5\noops\n');
   });
 
   it('reads a pod’s log once its container has ended, not before', async () => {
@@ -79,6 +79,12 @@ describe('reading a watched pod’s log', () => {
     expect(await logs.readIfEnded(away)).toBe(false);
     expect(logs.logsOf([away]).get(away.metadata.uid)).toEqual({
       missing: expect.stringContaining('the log could not be read: Get "https://'),
+    });
+    // A kubelet that takes the request and never answers: the read gives up, to be tried again.
+    emu.podLogFaults.set({ kind: 'hangs' });
+    expect(await logs.readIfEnded(away)).toBe(false);
+    expect(logs.logsOf([away]).get(away.metadata.uid)).toEqual({
+      missing: expect.stringMatching(/^the log could not be read: .*(timeout|abort)/i),
     });
     logs.podGone(away.metadata.uid);
     expect(logs.logsOf([away]).get(away.metadata.uid)).toEqual({

@@ -10,6 +10,12 @@ import type { PodLog } from './watchedAttempts';
  */
 export const LOG_TAIL_LINES = 20_000;
 
+/**
+ * How long a log read may take: the API server does not time pods/log out, and a kubelet that
+ * never answers must not hold a worker. A read that times out is tried again, as one that failed.
+ */
+export const LOG_READ_TIMEOUT_MS = 30_000;
+
 export type ReadPodLog = (namespace: string, pod: string, container: string) => Promise<string | null>;
 
 /**
