@@ -37,7 +37,16 @@ import {
 } from './harness';
 import { describeShippedStart, imageNodeMajor, startShippedService } from './shippedStart';
 
-const KNOWN_SCENARIOS = ['scheduler', 'creates', 'mailbox', 'alerts', 'operator', 'memory', 'slots'];
+const KNOWN_SCENARIOS = [
+  'scheduler',
+  'creates',
+  'mailbox',
+  'alerts',
+  'operator',
+  'memory',
+  'slots',
+  'watched',
+];
 const BENCHMARKS_FILE = join(REPO_ROOT, 'BENCHMARKS.md');
 
 interface ScenarioOutcome {

@@ -29,6 +29,14 @@ import { LeaderElector } from './runtime/leaderElection';
 import { syncJobAlerts } from './scheduledJobs/jobAlerts';
 import { TokenSecrets, type TokenWaiter } from './scheduledJobs/tokenSecrets';
 import { WorkQueue } from './runtime/workQueue';
+import { CronJobWatchReconciler } from './watchedCronJobs/cronJobWatchReconciler';
+import { LOG_READ_TIMEOUT_MS, LOG_TAIL_LINES, PodLogs } from './watchedCronJobs/podLogs';
+import { warningsOf } from './watchedCronJobs/runWarnings';
+import { WatchedRunReconciler } from './watchedCronJobs/watchedRunReconciler';
+import {
+  startWatchedCronJobInformers,
+  type WatchedCronJobInformers,
+} from './watchedCronJobs/watchedInformers';
 import {
   type DesiredObjects,
   type ReconcileResult,
@@ -74,7 +82,7 @@ export interface ControllerOptions {
   retryPeriodMs?: number;
 }
 
-type Kind = 'sj' | 'run';
+type Kind = 'sj' | 'run' | 'watch' | 'cj' | 'wrun';
 const LEASE_NAME = 'crondeck-controller';
 const managedSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY_CRONDECK}`;
 
@@ -96,12 +104,20 @@ export class ControllerManager {
     jobs: CachedInformer<V1Job>;
     pods: CachedInformer<V1Pod>;
     secrets: CachedInformer<V1Secret>;
+    watched: WatchedCronJobInformers;
   } | null = null;
   private workers: Promise<void>[] = [];
   private scheduledJobReconciler!: ScheduledJobReconciler;
   private tokens!: TokenSecrets;
   private runReconciler!: RunReconciler;
   private slotRunner: SlotRunner | null = null;
+  private cronJobWatchReconciler!: CronJobWatchReconciler;
+  /**
+   * Whether the watched CronJobs' caches hold what exists: until then their work waits (a selection
+   * judged against a half-filled cache of CronJobs would stop watching those not listed yet).
+   */
+  private watchedSynced = false;
+  private watchedRuns!: WatchedRunReconciler;
   private resyncTimer: NodeJS.Timeout | undefined;
   private acting = false;
 
@@ -140,8 +156,15 @@ export class ControllerManager {
 
   /** Resolves once every watch has listed what exists (tests wait for it). */
   async synced(): Promise<void> {
+    await this.scheduledJobCachesSynced();
+    await this.informers?.watched.synced();
+  }
+
+  /** The caches of ScheduledJobs and what they made, which work on them waits for. */
+  private async scheduledJobCachesSynced(): Promise<void> {
     if (!this.informers) throw new Error('the controller is not acting');
-    await Promise.all(Object.values(this.informers).map((informer) => informer.synced));
+    const { watched: _watched, ...informers } = this.informers;
+    await Promise.all(Object.values(informers).map((informer) => informer.synced));
   }
 
   private async act(): Promise<void> {
@@ -217,7 +240,23 @@ export class ControllerManager {
         if (owner && pod.metadata?.namespace) this.queue.add(`run/${pod.metadata.namespace}/${owner.name}`);
       },
     );
-    this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, pods, secrets };
+    const watched = startWatchedCronJobInformers(
+      { cluster, namespace: ns, kubeConfig: options.kubeConfig, logger },
+      {
+        watchChanged: (namespace) => this.queue.add(`watch/${namespace}/-`),
+        cronJobChanged: (namespace, name) => this.queue.add(`cj/${namespace}/${name}`),
+        jobChanged: (job, event) => {
+          if (event !== 'delete' || this.watchedRuns.jobDeleted(job)) this.enqueue('wrun', job);
+        },
+        podChanged: (pod, event) => {
+          if (event === 'delete') this.watchedRuns.podDeleted(pod);
+          const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');
+          if (owner && pod.metadata?.namespace)
+            this.queue.add(`wrun/${pod.metadata.namespace}/${owner.name}`);
+        },
+      },
+    );
+    this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, pods, secrets, watched };
 
     const events = new EventRecorder(cluster.core, 'crondeck-controller', options.identity, logger);
     const sjKey = ({ namespace, name }: TokenWaiter) => `sj/${namespace}/${name}`;
@@ -245,6 +284,27 @@ export class ControllerManager {
       syncAlerts: (resource, job) =>
         syncJobAlerts({ cluster, alertConfigs, alerts: options.alerts }, resource, job),
     });
+    this.cronJobWatchReconciler = new CronJobWatchReconciler({
+      pool: options.pool,
+      cluster,
+      caches: { watches: watched.watches, cronJobs: watched.cronJobs },
+      alerts: options.alerts,
+      clock: options.clock,
+      logger,
+    });
+    this.watchedRuns = new WatchedRunReconciler({
+      pool: options.pool,
+      caches: watched,
+      recorder: options.recorder,
+      skips: new ClusterRunRecorder(options.recorder),
+      logs: new PodLogs((namespace, pod, container) =>
+        cluster.readPodLogTail(namespace, pod, container, LOG_TAIL_LINES, LOG_READ_TIMEOUT_MS),
+      ),
+      warnings: (namespace, uids) => warningsOf(cluster, namespace, uids),
+      clock: options.clock,
+      logger,
+      defaultTimeZone: options.defaultTimeZone,
+    });
     this.runReconciler = new RunReconciler({
       pool: options.pool,
       caches: { jobs, cronJobs, pods },
@@ -260,9 +320,12 @@ export class ControllerManager {
     });
 
     // Work starts once the caches hold what exists: reconciling against a half-filled cache would
-    // create CronJobs that exist already.
-    await this.synced();
+    // create CronJobs that exist already. Watched CronJobs wait for their own caches apart: a
+    // cluster without the CronJobWatch CRD (or the RBAC to read it) keeps its ScheduledJobs going.
+    await this.scheduledJobCachesSynced();
     if (!this.acting) return;
+    this.watchedSynced = false;
+    void watched.synced().then(() => this.watchedCachesSynced());
     this.workers = Array.from({ length: options.workers ?? 4 }, () => this.work());
     this.stampIfNothingToReconcile();
     this.slotRunner = new SlotRunner({
@@ -290,7 +353,9 @@ export class ControllerManager {
     await this.slotRunner?.stop();
     this.slotRunner = null;
     await Promise.all(this.workers);
-    await Promise.all(Object.values(this.informers ?? {}).map((informer) => informer.stop()));
+    const { watched, ...informers } = this.informers ?? {};
+    await Promise.all(Object.values(informers).map((informer) => informer.stop()));
+    await watched?.stop();
     this.informers = null;
     this.workers = [];
     // A later leadership starts from a fresh queue.
@@ -312,6 +377,8 @@ export class ControllerManager {
   resync(): void {
     for (const resource of this.informers?.scheduledJobs.list() ?? []) this.enqueue('sj', resource);
     for (const job of this.informers?.jobs.list() ?? []) this.enqueue('run', job);
+    for (const watch of this.informers?.watched.watches.list() ?? []) this.enqueue('watch', watch);
+    for (const job of this.informers?.watched.jobs.list() ?? []) this.enqueue('wrun', job);
     this.stampIfNothingToReconcile();
   }
 
@@ -350,16 +417,61 @@ export class ControllerManager {
     this.metrics.queueDepth.set(this.queue.length);
   }
 
+  /** Every namespace that holds a CronJobWatch or a CronJob, looked at once the caches are filled. */
+  private watchedCachesSynced(): void {
+    if (!this.acting || !this.informers) return;
+    this.watchedSynced = true;
+    const { watches, cronJobs } = this.informers.watched;
+    const namespaces = new Set(
+      [...watches.list(), ...cronJobs.list()].map((o) => o.metadata?.namespace ?? ''),
+    );
+    for (const namespace of namespaces) this.queue.add(`watch/${namespace}/-`);
+  }
+
+  private async reconcile(kind: Kind, namespace: string, name: string): Promise<ReconcileResult> {
+    // Until the watched CronJobs' caches are filled, their work waits: all of it is asked for
+    // again once they are (watchedCachesSynced).
+    if ((kind === 'watch' || kind === 'cj' || kind === 'wrun') && !this.watchedSynced) return {};
+    switch (kind) {
+      case 'sj':
+        return this.scheduledJobReconciler.reconcile(namespace, name);
+      case 'run':
+        return this.runReconciler.reconcile(namespace, name);
+      case 'watch':
+        await this.cronJobWatchReconciler.reconcile(namespace);
+        this.reconcileWatchedRuns(namespace, null);
+        return {};
+      case 'wrun':
+        return this.watchedRuns.reconcile(namespace, name);
+      case 'cj':
+        // What is watched changed: the namespace's pass counts it in the watches' statuses, and
+        // the Jobs the CronJob made before are looked at again (their runs are recorded now).
+        if (await this.cronJobWatchReconciler.reconcileCronJob(namespace, name)) {
+          this.queue.add(`watch/${namespace}/-`);
+          this.reconcileWatchedRuns(namespace, name);
+        }
+        return {};
+    }
+  }
+
+  /**
+   * The Jobs of a namespace (of one CronJob, when named) to look at again: a CronJob selected
+   * after its Jobs were made has their runs recorded then. Those recorded already are skipped.
+   */
+  private reconcileWatchedRuns(namespace: string, cronJobName: string | null): void {
+    for (const job of this.informers?.watched.jobs.list(namespace) ?? []) {
+      const owner = job.metadata?.ownerReferences?.find((ref) => ref.kind === 'CronJob');
+      if (owner && (cronJobName === null || owner.name === cronJobName)) this.enqueue('wrun', job);
+    }
+  }
+
   private async work(): Promise<void> {
     for (;;) {
       const key = await this.queue.get();
       if (key === null) return;
       const [kind, namespace = '', name = ''] = key.split('/');
       try {
-        const result: ReconcileResult =
-          kind === 'sj'
-            ? await this.scheduledJobReconciler.reconcile(namespace, name)
-            : await this.runReconciler.reconcile(namespace, name);
+        const result: ReconcileResult = await this.reconcile(kind as Kind, namespace, name);
         this.queue.forget(key);
         if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
         this.metrics.reconciles.inc({ kind, result: 'success' });

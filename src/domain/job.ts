@@ -6,7 +6,7 @@ import { isValidTimeZone } from './timezone';
 import { strictObjectError } from './zodErrors';
 
 export const JOB_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
-const MAX_TIMEOUT_SECONDS = 86_400;
+export const MAX_TIMEOUT_SECONDS = 86_400;
 export const MAX_RETRY_ATTEMPTS = 10;
 const MAX_BASE_DELAY_SECONDS = 3_600;
 /** A Kubernetes namespace name: a DNS-1123 label (at most 63 characters). */
@@ -183,6 +183,18 @@ export interface Job extends JobInput {
   namespace?: string | null;
   /** Who made the job's last change through the API (a Kubernetes username); null when unknown. */
   changedBy?: string | null;
+  /**
+   * Present only for a plain CronJob that a CronJobWatch selects (issue 40): the CronJob, which
+   * someone else owns (the job's spec is read-only here), and the CronJobWatch that selects it
+   * (null once none does: its history stays, it is watched no more).
+   */
+  cronJob?: WatchedCronJob;
+}
+
+interface WatchedCronJob {
+  namespace: string;
+  name: string;
+  watchedBy: string | null;
 }
 
 /**

@@ -86,6 +86,11 @@ export function judgeSlot(
   evidence: SlotEvidence,
   graceMs: number,
   missedReason: string,
+  /**
+   * A watched CronJob's suspension (issue 40) is someone else's, perhaps a mistake: its slots are
+   * `missed`, with the hold's reason, and alert as missed slots do.
+   */
+  suspensionMisses = false,
 ): SlotJudgement {
   const { runs, claim } = evidence;
   const runCount = Math.max(runs.length, claim ? 1 + claim.duplicateKeys.length : 0);
@@ -133,6 +138,9 @@ export function judgeSlot(
   }
   const covering = evidence.holds.filter((hold) => holdCovers(hold, scheduledAt));
   const suspended = covering.find((hold) => hold.kind === 'suspended');
+  if (suspended && suspensionMisses) {
+    return { outcome: 'missed', executionIds: [], startedAt: null, delayMs: null, reason: suspended.reason };
+  }
   if (suspended) {
     return held('suspended', suspended.reason ?? 'the job was disabled at that time');
   }

@@ -1,4 +1,5 @@
 import {
+  type CoreV1EventList,
   KubeConfig,
   type KubernetesListObject,
   type V1CronJob,
@@ -8,6 +9,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from '../logging/logger';
 import type { AlertConfigResource } from './resources/alertConfig';
+import type { CronJobWatch } from './resources/cronJobWatch';
 import { CRONDECK_GROUP, CRONDECK_VERSION } from './resources/group';
 import type { ScheduledJob } from './resources/scheduledJob';
 import { LeanBatchV1Api, LeanCoordinationV1Api, LeanCoreV1Api, LeanCustomObjectsApi } from './leanApis';
@@ -16,7 +18,7 @@ import { type RetryAfterPolicy, retryingApiClient } from './retryAfter';
 /** The identity the controller writes under (`managedFields`, audit logs). */
 const FIELD_MANAGER = 'crondeck-controller';
 
-type CustomPlural = 'scheduledjobs' | 'alertconfigs';
+type CustomPlural = 'scheduledjobs' | 'alertconfigs' | 'cronjobwatches';
 
 /**
  * Every request the controller and the Kubernetes runtime make, over the real client-node. One
@@ -52,7 +54,7 @@ export class ClusterClient {
     return `/apis/${CRONDECK_GROUP}/${CRONDECK_VERSION}${scope}/${plural}`;
   }
 
-  listCustom<T extends ScheduledJob | AlertConfigResource>(
+  listCustom<T extends ScheduledJob | AlertConfigResource | CronJobWatch>(
     plural: CustomPlural,
     namespace: string | null,
   ): Promise<KubernetesListObject<T>> {
@@ -110,6 +112,18 @@ export class ClusterClient {
   patchAlertConfigStatus(namespace: string, name: string, status: object): Promise<AlertConfigResource> {
     return this.custom.patchNamespacedCustomObjectStatus({
       ...this.ac(namespace),
+      name,
+      body: { status },
+      fieldManager: FIELD_MANAGER,
+    });
+  }
+
+  patchCronJobWatchStatus(namespace: string, name: string, status: object): Promise<CronJobWatch> {
+    return this.custom.patchNamespacedCustomObjectStatus({
+      group: CRONDECK_GROUP,
+      version: CRONDECK_VERSION,
+      plural: 'cronjobwatches',
+      namespace,
       name,
       body: { status },
       fieldManager: FIELD_MANAGER,
@@ -183,6 +197,24 @@ export class ClusterClient {
     return namespace
       ? this.core.listNamespacedPod({ namespace, labelSelector })
       : this.core.listPodForAllNamespaces({ labelSelector });
+  }
+
+  /** A container's last lines of log; null while the pod is on no node yet (a 204). */
+  readPodLogTail(
+    namespace: string,
+    name: string,
+    container: string,
+    tailLines: number,
+    timeoutMs: number,
+  ): Promise<string | null> {
+    return this.core.readPodLogTail({ namespace, name, container, tailLines, timeoutMs });
+  }
+
+  listWarningEvents(namespace: string, involvedUid: string): Promise<CoreV1EventList> {
+    return this.core.listNamespacedEvent({
+      namespace,
+      fieldSelector: `involvedObject.uid=${involvedUid},type=Warning`,
+    });
   }
 
   // --- Secrets ------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import { ApiException } from '@kubernetes/client-node';
 import type {
   Configuration,
   CoreV1Event,
@@ -8,6 +9,7 @@ import type {
   V1CronJobList,
   V1Job,
   V1JobList,
+  CoreV1EventList,
   V1Lease,
   V1PodList,
   V1Secret,
@@ -222,6 +224,48 @@ export class LeanCoreV1Api {
       this.configuration,
       this.requests.listPodForAllNamespaces(undefined, undefined, undefined, param.labelSelector),
       (response) => this.responses.listPodForAllNamespacesWithHttpInfo(response),
+    );
+  }
+
+  /**
+   * A container's log (`pods/log`), its last `tailLines` lines. Read here rather than through
+   * client-node's processor, which parses the text as its content type says and throws on the 204
+   * kube-apiserver answers for a pod not yet on a node: that is null here (no log yet).
+   */
+  async readPodLogTail(
+    param: Named & { container: string; tailLines: number; timeoutMs: number },
+  ): Promise<string | null> {
+    const { name, namespace, container, tailLines, timeoutMs } = param;
+    const context = await this.requests.readNamespacedPodLog(
+      name,
+      namespace,
+      container,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      tailLines,
+    );
+    // kube-apiserver never times pods/log out (a long-running request): a kubelet that does not
+    // answer would hold the caller for good.
+    context.setSignal(AbortSignal.timeout(timeoutMs));
+    const response = await this.configuration.httpApi.send(context).toPromise();
+    if (response.httpStatusCode === 204) return null;
+    const text = await response.body.text();
+    if (response.httpStatusCode === 200) return text;
+    throw new ApiException(response.httpStatusCode, 'reading a pod log', text, response.headers);
+  }
+
+  /** Events of a namespace, by field selector (`involvedObject.uid=…,type=Warning`). */
+  listNamespacedEvent(param: InNamespace & { fieldSelector: string }): Promise<CoreV1EventList> {
+    const { namespace, fieldSelector } = param;
+    return send(
+      this.configuration,
+      this.requests.listNamespacedEvent(namespace, undefined, undefined, undefined, fieldSelector),
+      (response) => this.responses.listNamespacedEventWithHttpInfo(response),
     );
   }
 

@@ -2,6 +2,7 @@ import type { Caller } from '../domain/caller';
 import type { Job } from '../domain/job';
 import type { SchedulerState } from '../domain/schedulerState';
 import type { Backfill } from '../store/slots';
+import type { WatchedCronJobRuntime } from './kubernetes/watchedCronJobActions';
 
 /** Which runtime fires jobs: `local` (this process) or `kubernetes` (the cluster's CronJobs). */
 export type RuntimeKind = 'local' | 'kubernetes';
@@ -73,4 +74,6 @@ export interface Runtime {
   readonly makesBackfillRunsAsCaller?: boolean;
   /** The scheduler was paused or resumed. */
   schedulerChanged(state: SchedulerState): Promise<void>;
+  /** Run now and the toggle of a watched CronJob's job (issue 40); absent where there is no cluster. */
+  readonly watchedCronJobs?: WatchedCronJobRuntime;
 }

@@ -11,6 +11,8 @@ import type { LastSlot } from '../domain/slots';
 import { type JobResource, placeJob } from '../kube/placement';
 import type { Runtime } from '../runtime/runtime';
 import { restartSuspensionCount } from '../store/alerts';
+import { refuseWriteOfWatched } from './watchedJobWrites';
+import { WatchedJobUseCases } from './watchedJobUseCases';
 import { isUniqueViolation, withTransaction } from '../store/database';
 import * as jobs from '../store/jobs';
 import type { ListChanges } from '../store/listChangeFeed';
@@ -57,6 +59,9 @@ export class JobService {
     nextBatch: 'beforeAnswers',
   });
 
+  /** Run now and the toggle of watched CronJobs' jobs, which go to their CronJobs (issue 40). */
+  private readonly watchedCronJobs: WatchedJobUseCases;
+
   constructor(
     private readonly pool: Pool,
     private readonly runtime: Runtime,
@@ -70,6 +75,7 @@ export class JobService {
      */
     private readonly kubernetesHome: string | null = null,
   ) {
+    this.watchedCronJobs = new WatchedJobUseCases(pool, runtime, clock);
     this.lists = new JobLists(pool, clock, (now) => this.readViews(now), changes);
     this.renders = new JobRenders(pool, clock, (id, now) => this.readView(id, now), changes);
   }
@@ -191,6 +197,7 @@ export class JobService {
   async replace(id: number, input: JobInput, by: Caller | null = null): Promise<JobView> {
     const job = await this.translateConflict(input.name, () =>
       this.writeAndTell(async (tx) => {
+        refuseWriteOfWatched(await jobs.findJob(tx, id), 'change');
         if (input.namespace != null) await this.requireSameNamespace(tx, id, input.namespace);
         const updated = await jobs.updateJob(tx, id, input, by?.username ?? null);
         if (!updated) throw notFound(`job ${id} not found`);
@@ -215,6 +222,7 @@ export class JobService {
 
   async remove(id: number, by: Caller | null = null): Promise<void> {
     await this.writeAndTell(async (tx) => {
+      refuseWriteOfWatched(await jobs.findJob(tx, id), 'delete');
       if (!(await jobs.deleteJob(tx, id))) throw notFound(`job ${id} not found`);
       await this.runtime.jobDeleted(id, by);
     });
@@ -226,9 +234,12 @@ export class JobService {
    * replacing the policy's.
    */
   async setEnabled(id: number, enabled: boolean, by: Caller | null = null): Promise<JobView> {
+    const watched = await this.watchedCronJobs.setEnabled(id, enabled, by);
+    if (watched) return this.viewWithRun(watched);
     let wasSuspended = false;
     const job = await this.writeAndTell(async (tx) => {
-      wasSuspended = (await jobs.findJob(tx, id))?.suspendedReason != null;
+      const current = await jobs.findJob(tx, id);
+      wasSuspended = current?.suspendedReason != null;
       const updated = await jobs.setJobEnabled(tx, id, enabled, by?.username ?? null);
       if (!updated) throw notFound(`job ${id} not found`);
       if (wasSuspended) await restartSuspensionCount(tx, id);
@@ -248,6 +259,8 @@ export class JobService {
    * Running a job that its alert policy suspended resumes it: a person is looking at it.
    */
   async runNow(id: number, by: Caller | null = null): Promise<Job> {
+    const watched = await this.watchedCronJobs.runNow(id, by);
+    if (watched) return watched;
     const resumed = await withTransaction(this.pool, async (tx) => {
       const job = await jobs.resumeSuspendedJob(tx, id);
       if (job) await restartSuspensionCount(tx, id);

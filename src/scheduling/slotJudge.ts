@@ -29,6 +29,7 @@ import {
   type StretchPlan,
 } from './slotPlan';
 import { mergeIntoStretches } from './slotStretchMerge';
+import { WATCHED_MISSED_REASON, watchedJobIdsAmong } from '../store/watchedCronJobJobs';
 
 export interface SlotJudgeOptions {
   pool: Pool;
@@ -166,6 +167,10 @@ export class SlotJudge {
           until: stretch.judgedUntil,
         })),
       ]);
+      const watched = await watchedJobIdsAmong(tx, [
+        ...planned.map(({ cursor }) => cursor.jobId),
+        ...stretched.map(({ cursor }) => cursor.jobId),
+      ]);
       const judgements: JudgedSlotOfJob[] = [];
       const stretches: JudgedStretch[] = [];
       const moves: CursorMove[] = [];
@@ -178,7 +183,8 @@ export class SlotJudge {
           moves.push({ ...unmoved(cursor), dueAt: new Date(now.getTime() + UNREADABLE_RETRY_MS) });
           continue;
         }
-        const missedReason = this.missedReason(cursor);
+        const isWatched = watched.has(cursor.jobId);
+        const missedReason = isWatched ? WATCHED_MISSED_REASON : this.missedReason(cursor);
         const ofJob = plan.slots.map((slot): JudgedSlotOfJob => {
           const at = slot.getTime();
           const judgement = judgeSlot(
@@ -186,6 +192,7 @@ export class SlotJudge {
             evidenceOf(evidence, cursor.jobId, at),
             cursor.lateAfterSeconds * 1000,
             missedReason,
+            isWatched,
           );
           return { ...judgement, jobId: cursor.jobId, jobName: cursor.jobName, scheduledAt: slot };
         });
@@ -217,7 +224,8 @@ export class SlotJudge {
           stretch.first,
           evidenceOf(evidence, cursor.jobId, NaN),
           cursor.lateAfterSeconds * 1000,
-          this.missedReason(cursor),
+          watched.has(cursor.jobId) ? WATCHED_MISSED_REASON : this.missedReason(cursor),
+          watched.has(cursor.jobId),
         );
         stretches.push({
           jobId: cursor.jobId,

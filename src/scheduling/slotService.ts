@@ -20,6 +20,7 @@ import {
   listUnfinishedBackfills,
 } from '../store/slots';
 import { recordBackfillRequester } from '../store/runTriggers';
+import { refuseBackfillOfWatched } from './watchedJobWrites';
 
 /** The slot ledger's use cases: its history, claims on slots, backfills (docs/slots.md). */
 export class SlotService {
@@ -84,6 +85,7 @@ export class SlotService {
    */
   async backfill(jobId: number, request: BackfillRequest, by: Caller | null = null): Promise<number> {
     const job = await this.require(jobId);
+    refuseBackfillOfWatched(job);
     const now = this.clock.now();
     if (request.to.getTime() > now.getTime()) {
       throw invalid(

@@ -29,11 +29,13 @@ export interface JobRow {
   allow_duplicate_slots: boolean;
   resource_namespace: string | null;
   changed_by: string | null;
+  cron_job_name: string | null;
+  watched_by: string | null;
 }
 
 export const JOB_COLUMNS = `id, name, schedule, command, timeout_s, retry, description, tags, timezone, enabled,
   created_at, updated_at, last_run_at, last_status, suspended_reason, suspended_at, late_after_s, catch_up,
-  allow_duplicate_slots, resource_namespace, changed_by`;
+  allow_duplicate_slots, resource_namespace, changed_by, cron_job_name, watched_by`;
 
 export function toJob(row: JobRow): Job {
   return {
@@ -59,14 +61,24 @@ export function toJob(row: JobRow): Job {
     allowDuplicateSlots: row.allow_duplicate_slots,
     namespace: row.resource_namespace,
     changedBy: row.changed_by,
+    // Present only for a watched CronJob's job, so that jobs of every other source read as before.
+    ...(row.cron_job_name === null
+      ? {}
+      : {
+          cronJob: {
+            namespace: row.resource_namespace ?? '',
+            name: row.cron_job_name,
+            watchedBy: row.watched_by,
+          },
+        }),
   };
 }
 
 /**
- * Where a job came from: the API, a config file (which re-applies it at every start), or a
- * ScheduledJob resource that the controller mirrors.
+ * Where a job came from: the API, a config file (which re-applies it at every start), a
+ * ScheduledJob resource that the controller mirrors, or a plain CronJob a CronJobWatch selects.
  */
-export type JobSource = 'api' | 'config' | 'kubernetes';
+export type JobSource = 'api' | 'config' | 'kubernetes' | 'cronjob';
 
 export async function listJobs(db: Queryable): Promise<Job[]> {
   const { rows } = await db.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs ORDER BY id`);

@@ -62,6 +62,7 @@ describe('checked-in generated files', () => {
     expect(written.map((path) => path.slice(dir.length))).toEqual([
       '/out/scheduledjobs.crondeck.dev.yaml',
       '/out/alertconfigs.crondeck.dev.yaml',
+      '/out/cronjobwatches.crondeck.dev.yaml',
     ]);
     expect(readFileSync(written[0]!, 'utf8')).toBe(renderCrdFiles().get('scheduledjobs.crondeck.dev.yaml'));
   });
@@ -97,10 +98,12 @@ describe('crondeck manifests', () => {
     const output: string[] = [];
     await runManifestsCommand(['--out', dir], (text) => output.push(text));
     expect(output.join('')).toBe(
-      `wrote ${dir}/scheduledjobs.crondeck.dev.yaml\nwrote ${dir}/alertconfigs.crondeck.dev.yaml\n`,
+      `wrote ${dir}/scheduledjobs.crondeck.dev.yaml\nwrote ${dir}/alertconfigs.crondeck.dev.yaml\n` +
+        `wrote ${dir}/cronjobwatches.crondeck.dev.yaml\n`,
     );
     expect(readdirSync(dir).sort()).toEqual([
       'alertconfigs.crondeck.dev.yaml',
+      'cronjobwatches.crondeck.dev.yaml',
       'scheduledjobs.crondeck.dev.yaml',
     ]);
   });

@@ -11,6 +11,7 @@ import {
   within,
 } from './harness';
 import { describeRbac } from './rbac';
+import { describeWatchedCronJobs } from './watchedCronJobs';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -351,6 +352,11 @@ export function describeE2e(title: string, provideTarget: () => Promise<E2eTarge
 
     // Kubernetes mode: every row of docs/security.md's access table, for three people.
     if (e2eAuth() === 'kubernetes') describeRbac(() => h);
+
+    describeWatchedCronJobs(
+      () => h,
+      () => target!,
+    );
 
     it('runs two controllers on one Lease: when the leader stops, the other takes over', async () => {
       const holder = async () =>

@@ -49,7 +49,11 @@ describe('the chart CRDs', () => {
         .filter((o) => o.kind === 'CustomResourceDefinition')
         .map((o) => o.metadata.name)
         .sort();
-    expect(names([])).toEqual(['alertconfigs.crondeck.dev', 'scheduledjobs.crondeck.dev']);
+    expect(names([])).toEqual([
+      'alertconfigs.crondeck.dev',
+      'cronjobwatches.crondeck.dev',
+      'scheduledjobs.crondeck.dev',
+    ]);
     expect(names(['--set', 'crds.enabled=false'])).toEqual([]);
   });
 });

@@ -155,7 +155,14 @@ export const API_REVIEW_RULES = flattenRules([
 
 const CRONDECK_KINDS_READ = rules(
   'crondeck.dev',
-  ['scheduledjobs', 'scheduledjobs/status', 'alertconfigs', 'alertconfigs/status'],
+  [
+    'scheduledjobs',
+    'scheduledjobs/status',
+    'alertconfigs',
+    'alertconfigs/status',
+    'cronjobwatches',
+    'cronjobwatches/status',
+  ],
   ['get', 'list', 'watch'],
 );
 
@@ -177,7 +184,7 @@ export const USER_EDIT_RULES = flattenRules([
   DASHBOARD_READS,
   rules(
     'crondeck.dev',
-    ['scheduledjobs', 'alertconfigs'],
+    ['scheduledjobs', 'alertconfigs', 'cronjobwatches'],
     ['create', 'update', 'patch', 'delete', 'deletecollection'],
   ),
   rules('crondeck.dev', ['scheduledjobs/run'], ['create']),
@@ -187,8 +194,12 @@ export const USER_EDIT_RULES = flattenRules([
 export const CONTROLLER_RULES = flattenRules([
   // Watched; a ScheduledJob gets its finalizer by a patch, both kinds their status by a patch.
   rules('crondeck.dev', ['scheduledjobs'], ['get', 'list', 'watch', 'patch']),
-  rules('crondeck.dev', ['alertconfigs'], ['get', 'list', 'watch']),
-  rules('crondeck.dev', ['scheduledjobs/status', 'alertconfigs/status'], ['get', 'patch']),
+  rules('crondeck.dev', ['alertconfigs', 'cronjobwatches'], ['get', 'list', 'watch']),
+  rules(
+    'crondeck.dev',
+    ['scheduledjobs/status', 'alertconfigs/status', 'cronjobwatches/status'],
+    ['get', 'patch'],
+  ),
   // A CronJob owned with blockOwnerDeletion (where OwnerReferencesPermissionEnforcement is on).
   rules('crondeck.dev', ['scheduledjobs/finalizers'], ['update']),
   // Made and replaced whole; the garbage collector deletes them with their ScheduledJob.
@@ -198,11 +209,13 @@ export const CONTROLLER_RULES = flattenRules([
   // cannot start is ended by a patch of its Job (runs/startDeadline.ts).
   rules('batch', ['jobs'], ['get', 'list', 'watch', 'create', 'patch', 'delete']),
   rules('', ['pods'], ['get', 'list', 'watch']),
+  // Watched CronJobs (issue 40): their pods' logs and their runs' Warning events are read.
+  rules('', ['pods/log'], ['get']),
   // The report tokens' Secrets (made, then patched key by key, never deleted), and the Secrets an
   // AlertConfig's webhooks read their URL and signing secret from.
   rules('', ['secrets'], ['get', 'list', 'watch', 'create', 'patch']),
-  rules('', ['events'], ['create', 'patch']),
-  rules('events.k8s.io', ['events'], ['create', 'patch']),
+  rules('', ['events'], ['create', 'patch', 'list']),
+  rules('events.k8s.io', ['events'], ['create', 'patch', 'list']),
 ]);
 
 export const LEASE_RULES = flattenRules([

@@ -211,7 +211,7 @@ describe('deploy/ with the CRDs', () => {
         .filter((o) => o.kind === 'CustomResourceDefinition')
         .map((o) => o.metadata.name)
         .sort(),
-    ).toEqual(['alertconfigs.crondeck.dev', 'scheduledjobs.crondeck.dev']);
+    ).toEqual(['alertconfigs.crondeck.dev', 'cronjobwatches.crondeck.dev', 'scheduledjobs.crondeck.dev']);
   });
 });
 

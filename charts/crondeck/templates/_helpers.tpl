@@ -87,7 +87,7 @@ non-resource URLs in a RoleBinding. Pause, resume and the mailbox are no one's b
 */}}
 {{- define "crondeck.userViewRules" -}}
 - apiGroups: ["crondeck.dev"]
-  resources: ["scheduledjobs", "scheduledjobs/status", "alertconfigs", "alertconfigs/status"]
+  resources: ["scheduledjobs", "scheduledjobs/status", "alertconfigs", "alertconfigs/status", "cronjobwatches", "cronjobwatches/status"]
   verbs: ["get", "list", "watch"]
 - nonResourceURLs: ["/crondeck/api/scheduler/status", "/crondeck/api/cron/*"]
   verbs: ["get"]

@@ -1,6 +1,7 @@
 import type { V1CustomResourceColumnDefinition } from '@kubernetes/client-node';
 import type { z } from 'zod';
 import { alertConfigSpecSchema, alertConfigStatusSchema } from '../../kube/resources/alertConfig';
+import { cronJobWatchSpecSchema, cronJobWatchStatusSchema } from '../../kube/resources/cronJobWatch';
 import { CRONDECK_GROUP, CRONDECK_VERSION } from '../../kube/resources/group';
 import { scheduledJobSpecSchema, scheduledJobStatusSchema } from '../../kube/resources/scheduledJob';
 import { type JsonSchemaNode, structuralSchemaOf } from './structuralSchema';
@@ -103,6 +104,20 @@ const ALERT_CONFIG: ResourceDefinition = {
   ],
 };
 
+const CRON_JOB_WATCH: ResourceDefinition = {
+  kind: 'CronJobWatch',
+  plural: 'cronjobwatches',
+  shortNames: ['cjw'],
+  description:
+    'CronJobWatch records the runs of plain CronJobs of its namespace in Crondeck (by label selector and names), and alerts about them, without changing them.',
+  spec: cronJobWatchSpecSchema,
+  status: cronJobWatchStatusSchema,
+  columns: [
+    { name: 'Watching', type: 'integer', jsonPath: '.status.watching', description: 'CronJobs watched' },
+    AGE_COLUMN,
+  ],
+};
+
 function rootSchema(
   definition: ResourceDefinition,
 ): CrdManifest['spec']['versions'][number]['schema']['openAPIV3Schema'] {
@@ -171,7 +186,11 @@ export function alertConfigCrd(): CrdManifest {
   return customResourceDefinition(ALERT_CONFIG);
 }
 
+function cronJobWatchCrd(): CrdManifest {
+  return customResourceDefinition(CRON_JOB_WATCH);
+}
+
 /** Every CRD of Crondeck, in the order they are written. */
 export function crondeckCrds(): CrdManifest[] {
-  return [scheduledJobCrd(), alertConfigCrd()];
+  return [scheduledJobCrd(), alertConfigCrd(), cronJobWatchCrd()];
 }

@@ -27,6 +27,7 @@ const ALLOWED_KEYS = new Set([
   'exclusiveMaximum',
   'minItems',
   'maxItems',
+  'additionalProperties',
   'anyOf',
   'x-kubernetes-int-or-string',
   'x-kubernetes-list-type',
@@ -55,6 +56,8 @@ function convert(node: Node, path: string): Node {
   for (const [key, value] of Object.entries(node)) {
     // Structural schemas prune unknown fields; additionalProperties may not sit beside properties.
     if (key === 'additionalProperties' && value === false) continue;
+    // A map's keys (z.record) are JSON object keys: strings, which a structural schema cannot constrain.
+    if (key === 'propertyNames') continue;
     if (!ALLOWED_KEYS.has(key)) throw new Error(`${path || '<root>'}: "${key}" has no place in a CRD schema`);
     out[key] = value;
   }
@@ -87,6 +90,9 @@ function convert(node: Node, path: string): Node {
     );
   }
   if (out.items) out.items = convert(out.items as Node, `${path}[]`);
+  if (typeof out.additionalProperties === 'object') {
+    out.additionalProperties = convert(out.additionalProperties as Node, `${path}{}`);
+  }
   return ordered(out);
 }
 

@@ -4,7 +4,7 @@ import type { AlertConfig } from '../../domain/alertConfig';
 import type { Job } from '../../domain/job';
 import { statusOf } from '../../kube/apiErrors';
 import type { ClusterClient } from '../../kube/clusterClient';
-import type { AlertConfigResource } from '../../kube/resources/alertConfig';
+import type { AlertConfigResource, AlertConfigSpec } from '../../kube/resources/alertConfig';
 import {
   alertConfigOfResource,
   alertConfigOfShortcuts,
@@ -40,7 +40,7 @@ export async function syncJobAlerts(
     if (shortcuts.policy) policySetBy = `the ScheduledJob's spec.alertPolicy`;
   }
   for (const config of configs) {
-    const secrets = await readSecretKeys(deps.cluster, namespace, config);
+    const secrets = await readSecretKeys(deps.cluster, namespace, config.spec);
     let problem = '';
     try {
       const part = alertConfigOfResource(config.spec, (ref) => secrets.get(`${ref.name}/${ref.key}`));
@@ -64,12 +64,13 @@ export async function syncJobAlerts(
   await deps.alerts.sync(job.id, merged);
 }
 
-async function readSecretKeys(
+/** The Secret keys an alert spec's webhooks name (`name/key` → value); a missing one is absent. */
+export async function readSecretKeys(
   cluster: ClusterClient,
   namespace: string,
-  config: AlertConfigResource,
+  spec: Pick<AlertConfigSpec, 'webhooks'> | undefined,
 ): Promise<Map<string, string>> {
-  const refs: SecretKeyRef[] = (config.spec?.webhooks ?? []).flatMap((webhook) => [
+  const refs: SecretKeyRef[] = (spec?.webhooks ?? []).flatMap((webhook) => [
     ...(webhook.urlFrom ? [webhook.urlFrom.secretKeyRef] : []),
     ...(webhook.secretRef ? [webhook.secretRef] : []),
   ]);

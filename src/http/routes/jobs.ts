@@ -45,6 +45,18 @@ function jobToJson(job: JobView) {
     // Extensions (SERVICE_AUTH=kubernetes, docs/api.md): where the job lives and who changed it last.
     namespace: job.namespace ?? null,
     changedBy: job.changedBy ?? null,
+    // Only a watched CronJob's job (issue 40, docs/watched-cronjobs.md) says where it comes from:
+    // every other job reads as before.
+    ...(job.cronJob
+      ? {
+          source: 'cronjob' as const,
+          cronJob: {
+            namespace: job.cronJob.namespace,
+            name: job.cronJob.name,
+            watchedBy: job.cronJob.watchedBy,
+          },
+        }
+      : {}),
   };
 }
 

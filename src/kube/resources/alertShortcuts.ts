@@ -36,7 +36,7 @@ export interface SecretKeyRef {
  * quoting a secret), for the resource's Ready condition.
  */
 export function alertConfigOfResource(
-  spec: AlertConfigSpec,
+  spec: Pick<AlertConfigSpec, 'webhooks' | 'emails' | 'policy'>,
   readSecretKey: (ref: SecretKeyRef) => string | undefined,
 ): AlertConfig {
   const read = (ref: SecretKeyRef, field: string) => {

@@ -23,6 +23,7 @@ import { nameInNamespace } from '../../kube/placement';
 import type { JobChange, Runtime } from '../runtime';
 import { RuntimeRefusedError } from '../runtimeRefused';
 import { manualJobFromCronJob } from './manualRun';
+import { WatchedCronJobActions } from './watchedCronJobActions';
 import { patchOfJob, scheduledJobOfJob } from './scheduledJobOfJob';
 
 /** A backfill's Jobs are created this many at a time (up to 1,000 of them in one request). */
@@ -72,6 +73,11 @@ export class KubernetesRuntime implements Runtime {
 
   constructor(private readonly options: KubernetesRuntimeOptions) {
     this.makesBackfillRunsAsCaller = Boolean(options.clusterOf);
+  }
+
+  /** Watched CronJobs (issue 40): their own CronJob is written, not a ScheduledJob. */
+  get watchedCronJobs(): WatchedCronJobActions {
+    return new WatchedCronJobActions(this.options);
   }
 
   async start(): Promise<void> {

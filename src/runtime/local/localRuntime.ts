@@ -640,7 +640,8 @@ export class LocalRuntime implements Runtime, LocalRuntimeHooks {
 
   private schedule(job: Job): void {
     const check = checkCron(job.schedule);
-    if (!job.enabled || !check.valid) {
+    // A watched CronJob's job runs on its cluster, never here (issue 40).
+    if (!job.enabled || !check.valid || job.cronJob) {
       this.entries.delete(job.id);
       this.catchUps.delete(job.id);
       return;

@@ -26,6 +26,7 @@ import { callersSchema } from './025_callers';
 import { mirroredGenerationSchema } from './026_mirrored_generation';
 import { runsCompleteInferredSkipsSchema } from './027_runs_complete_inferred_skips';
 import { backfillJobsByCallerSchema } from './028_backfill_jobs_by_caller';
+import { watchedCronJobsSchema } from './029_watched_cron_jobs';
 
 export interface Migration {
   version: number;
@@ -66,4 +67,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 26, name: 'mirrored generation', sql: mirroredGenerationSchema },
   { version: 27, name: 'runs complete inferred skips', sql: runsCompleteInferredSkipsSchema },
   { version: 28, name: 'backfill jobs by caller', sql: backfillJobsByCallerSchema },
+  { version: 29, name: 'watched cron jobs', sql: watchedCronJobsSchema },
 ];

@@ -13,11 +13,16 @@ import { ApiError, type StatusDetails } from './errors';
  *   `Internal error occurred: BODY`; 400 → BadRequest `BODY`; anything else →
  *   NewGenericServerResponse (a 502: InternalError `an error on the server ("BODY") has prevented
  *   the request from succeeding ( pods/log POD)`, the empty verb leaving its double space).
- * Neither is in the recorded transcripts (the recording had no kubelet): the shapes are upstream's
+ * - `hangs`: the kubelet takes the connection and never answers (a kubelet stuck under load). The
+ *   API server does not time pods/log out (a long-running request: it may follow a log), so neither
+ *   does the request: the caller must.
+ * None is in the recorded transcripts (the recording had no kubelet): the shapes are upstream's
  * (apiserver registry/generic/rest/streamer.go and response_checker.go, apimachinery errors.go).
  */
 export type PodLogFault =
-  { kind: 'unreachable'; dialError?: string } | { kind: 'answers'; status: number; body: string };
+  | { kind: 'unreachable'; dialError?: string }
+  | { kind: 'answers'; status: number; body: string }
+  | { kind: 'hangs' };
 
 export class PodLogFaults {
   private fault?: PodLogFault;

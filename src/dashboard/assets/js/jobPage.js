@@ -12,6 +12,7 @@ import { formatDateTime, formatDuration, formatRelative } from './format.js';
 import { may, whyNot } from './session.js';
 import { createSlotHistory } from './slotHistory.js';
 import { busy, permit, statusBadge, toast, updateStatusBadge } from './ui.js';
+import { ownedElsewhere, watchedOrigin } from './watched.js';
 
 const CHART_RUNS = 50;
 
@@ -157,13 +158,15 @@ export function createJobPageView(section, ctx) {
   /** The buttons of what the caller may do with the job (the session's `can` in its namespace). */
   function permitActions() {
     const namespace = job?.namespace ?? null;
+    const owner = ownedElsewhere(job);
     for (const [control, ability] of [
       [runButton, 'run'],
       [backfillButton, 'run'],
       [alertsButton, 'getAlerts'],
       [resume, 'update'],
     ]) {
-      permit(control, may(namespace, ability), whyNot(namespace, ability));
+      if (owner && control === backfillButton) permit(control, false, owner);
+      else permit(control, may(namespace, ability), whyNot(namespace, ability));
     }
   }
 
@@ -172,7 +175,8 @@ export function createJobPageView(section, ctx) {
     permitActions();
     setText(title, current.name);
     const owned = [
-      current.namespace ? `Namespace ${current.namespace}` : null,
+      watchedOrigin(current),
+      current.namespace && !current.cronJob ? `Namespace ${current.namespace}` : null,
       current.changedBy ? `last changed by ${current.changedBy}` : null,
     ].filter(Boolean);
     ownership.hidden = owned.length === 0;

@@ -10,6 +10,7 @@ import { creatableNamespaces, may, mayCreate, whyNot } from './session.js';
 import { createSlotStrip } from './slotStrip.js';
 import { createSlotStripLoader } from './slotStripLoader.js';
 import { busy, confirmDialog, keepFocus, permit, statusBadge, toast, updateStatusBadge } from './ui.js';
+import { ownedElsewhere } from './watched.js';
 
 // Next to schedules read in each job's own zone, the next run is in the browser's: say so.
 const NEXT_RUN_LABEL = 'Next run (your time)';
@@ -180,6 +181,8 @@ export function createJobsView(section, ctx) {
       onclick: (event) => removeJob(row.job, event.currentTarget),
     });
     p.buttons = [p.run, p.history, alerts, edit, remove];
+    /** What a watched CronJob's owner keeps (watched.js). */
+    p.ownersOnly = [edit, remove];
     /** Each control and the ability it takes, as the session's `can` names them. */
     p.guarded = [
       [p.run, 'run'],
@@ -319,8 +322,10 @@ export function createJobsView(section, ctx) {
 
     // Disabled while its change is in flight: the answer sets it. Disabled for want of a role: as listed.
     if (!p.toggle.disabled || p.toggle.dataset.denied === 'true') p.toggle.checked = job.enabled;
+    const owner = ownedElsewhere(job);
     for (const [control, ability] of p.guarded) {
-      permit(control, may(job.namespace, ability), whyNot(job.namespace, ability));
+      if (owner && p.ownersOnly.includes(control)) permit(control, false, owner);
+      else permit(control, may(job.namespace, ability), whyNot(job.namespace, ability));
     }
     setAttr(p.toggle, 'aria-label', `Enabled: ${job.name}`);
     setAttr(p.run, 'aria-label', `Run ${job.name} now`);

@@ -45,6 +45,8 @@ export function servePodLog(emu: KubeEmulator, ctx: RequestContext, res: ServerR
     throw kubeletUnreachable(kubelet, fault?.kind === 'unreachable' ? fault.dialError : undefined);
   }
   if (fault?.kind === 'answers') throw kubeletAnswered(fault.status, fault.body, name);
+  // Nothing is written: the request stays open until the caller gives up or the emulator stops.
+  if (fault?.kind === 'hangs') return;
   const containerID = instanceToRead(pod, container, options.previous);
   streamLog(emu.containerLogs.find(pod.metadata.uid, containerID), options, emu.now(), res);
 }
