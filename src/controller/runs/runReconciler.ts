@@ -106,13 +106,14 @@ export class RunReconciler {
     const uid = kubeJob.metadata?.uid;
     if (!uid) return false;
     const pods = this.podsOf(kubeJob);
-    if (this.settled.has(uid) || jobIdOf(kubeJob) === null || neverStarted(kubeJob, pods)) {
-      if (neverStarted(kubeJob, pods)) {
-        this.deps.logger.debug('a Kubernetes Job deleted before it ever started ran nothing', {
-          kubernetesJob: `${kubeJob.metadata?.namespace}/${kubeJob.metadata?.name}`,
-          runUid: uid,
-        });
-      }
+    const ranNothing = neverStarted(kubeJob, pods);
+    if (ranNothing) {
+      this.deps.logger.debug('a Kubernetes Job deleted before it ever started ran nothing', {
+        kubernetesJob: `${kubeJob.metadata?.namespace}/${kubeJob.metadata?.name}`,
+        runUid: uid,
+      });
+    }
+    if (this.settled.has(uid) || jobIdOf(kubeJob) === null || ranNothing) {
       this.forget(uid);
       return false;
     }

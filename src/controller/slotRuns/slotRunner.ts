@@ -279,8 +279,8 @@ export class SlotRunner {
     return cronJob ? { cronJob, namespace: resource.namespace } : 'not yet';
   }
 
-  /** Creates a run's Job; one that exists already (made before a restart) is that run. */
-  private async create(namespace: string, kubeJob: V1Job): Promise<true> {
+  /** Creates a run's Job; one that exists already (made before a restart) is that run. Started: true. */
+  private async create(namespace: string, kubeJob: V1Job): Promise<boolean> {
     try {
       await this.deps.cluster.createJob(namespace, kubeJob);
       this.deps.logger.info('started the run of a slot', {

@@ -60,8 +60,8 @@ export interface KubernetesRuntimeOptions {
  *
  * A change made for a caller (SERVICE_AUTH=kubernetes) writes the cluster as them: their
  * ScheduledJob's creation, patch and deletion, a run now's read of the CronJob and its Job, a
- * backfill's dry run and its Jobs (created suspended; the controller resumes them). What follows from it (a CronJob suspended or resumed, pause and resume) stays
- * the service's own.
+ * backfill's dry run and its Jobs (created suspended; the controller resumes them). What follows
+ * from it (a CronJob suspended or resumed, pause and resume) stays the service's own.
  *
  * @public Required lazily by src/runtime/createRuntime.ts (local mode never loads it); knip does
  * not follow that require.
