@@ -29,14 +29,11 @@ import { LeaderElector } from './runtime/leaderElection';
 import { syncJobAlerts } from './scheduledJobs/jobAlerts';
 import { TokenSecrets, type TokenWaiter } from './scheduledJobs/tokenSecrets';
 import { WorkQueue } from './runtime/workQueue';
-import { CronJobWatchReconciler } from './watchedCronJobs/cronJobWatchReconciler';
-import { LOG_READ_TIMEOUT_MS, LOG_TAIL_LINES, PodLogs } from './watchedCronJobs/podLogs';
-import { warningsOf } from './watchedCronJobs/runWarnings';
-import { WatchedRunReconciler } from './watchedCronJobs/watchedRunReconciler';
 import {
-  startWatchedCronJobInformers,
-  type WatchedCronJobInformers,
-} from './watchedCronJobs/watchedInformers';
+  isWatchedKind,
+  WatchedCronJobs,
+  type WatchedKind as WatchedCronJobKind,
+} from './watchedCronJobs/watchedCronJobs';
 import {
   type DesiredObjects,
   type ReconcileResult,
@@ -82,7 +79,7 @@ export interface ControllerOptions {
   retryPeriodMs?: number;
 }
 
-type Kind = 'sj' | 'run' | 'watch' | 'cj' | 'wrun';
+type Kind = 'sj' | 'run' | WatchedCronJobKind;
 const LEASE_NAME = 'crondeck-controller';
 const managedSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY_CRONDECK}`;
 
@@ -104,20 +101,14 @@ export class ControllerManager {
     jobs: CachedInformer<V1Job>;
     pods: CachedInformer<V1Pod>;
     secrets: CachedInformer<V1Secret>;
-    watched: WatchedCronJobInformers;
   } | null = null;
   private workers: Promise<void>[] = [];
   private scheduledJobReconciler!: ScheduledJobReconciler;
   private tokens!: TokenSecrets;
   private runReconciler!: RunReconciler;
   private slotRunner: SlotRunner | null = null;
-  private cronJobWatchReconciler!: CronJobWatchReconciler;
-  /**
-   * Whether the watched CronJobs' caches hold what exists: until then their work waits (a selection
-   * judged against a half-filled cache of CronJobs would stop watching those not listed yet).
-   */
-  private watchedSynced = false;
-  private watchedRuns!: WatchedRunReconciler;
+  /** The CronJobs CronJobWatches select (issue 40). */
+  private watched: WatchedCronJobs | null = null;
   private resyncTimer: NodeJS.Timeout | undefined;
   private acting = false;
 
@@ -157,14 +148,13 @@ export class ControllerManager {
   /** Resolves once every watch has listed what exists (tests wait for it). */
   async synced(): Promise<void> {
     await this.scheduledJobCachesSynced();
-    await this.informers?.watched.synced();
+    await this.watched?.synced();
   }
 
   /** The caches of ScheduledJobs and what they made, which work on them waits for. */
   private async scheduledJobCachesSynced(): Promise<void> {
     if (!this.informers) throw new Error('the controller is not acting');
-    const { watched: _watched, ...informers } = this.informers;
-    await Promise.all(Object.values(informers).map((informer) => informer.synced));
+    await Promise.all(Object.values(this.informers).map((informer) => informer.synced));
   }
 
   private async act(): Promise<void> {
@@ -240,23 +230,19 @@ export class ControllerManager {
         if (owner && pod.metadata?.namespace) this.queue.add(`run/${pod.metadata.namespace}/${owner.name}`);
       },
     );
-    const watched = startWatchedCronJobInformers(
-      { cluster, namespace: ns, kubeConfig: options.kubeConfig, logger },
-      {
-        watchChanged: (namespace) => this.queue.add(`watch/${namespace}/-`),
-        cronJobChanged: (namespace, name) => this.queue.add(`cj/${namespace}/${name}`),
-        jobChanged: (job, event) => {
-          if (event !== 'delete' || this.watchedRuns.jobDeleted(job)) this.enqueue('wrun', job);
-        },
-        podChanged: (pod, event) => {
-          if (event === 'delete') this.watchedRuns.podDeleted(pod);
-          const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');
-          if (owner && pod.metadata?.namespace)
-            this.queue.add(`wrun/${pod.metadata.namespace}/${owner.name}`);
-        },
-      },
-    );
-    this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, pods, secrets, watched };
+    this.watched = new WatchedCronJobs({
+      kubeConfig: options.kubeConfig,
+      cluster,
+      namespace: ns,
+      pool: options.pool,
+      recorder: options.recorder,
+      alerts: options.alerts,
+      clock: options.clock,
+      logger,
+      defaultTimeZone: options.defaultTimeZone,
+      enqueue: (key) => this.queue.add(key),
+    });
+    this.informers = { scheduledJobs, alertConfigs, cronJobs, jobs, pods, secrets };
 
     const events = new EventRecorder(cluster.core, 'crondeck-controller', options.identity, logger);
     const sjKey = ({ namespace, name }: TokenWaiter) => `sj/${namespace}/${name}`;
@@ -284,27 +270,6 @@ export class ControllerManager {
       syncAlerts: (resource, job) =>
         syncJobAlerts({ cluster, alertConfigs, alerts: options.alerts }, resource, job),
     });
-    this.cronJobWatchReconciler = new CronJobWatchReconciler({
-      pool: options.pool,
-      cluster,
-      caches: { watches: watched.watches, cronJobs: watched.cronJobs },
-      alerts: options.alerts,
-      clock: options.clock,
-      logger,
-    });
-    this.watchedRuns = new WatchedRunReconciler({
-      pool: options.pool,
-      caches: watched,
-      recorder: options.recorder,
-      skips: new ClusterRunRecorder(options.recorder),
-      logs: new PodLogs((namespace, pod, container) =>
-        cluster.readPodLogTail(namespace, pod, container, LOG_TAIL_LINES, LOG_READ_TIMEOUT_MS),
-      ),
-      warnings: (namespace, uids) => warningsOf(cluster, namespace, uids),
-      clock: options.clock,
-      logger,
-      defaultTimeZone: options.defaultTimeZone,
-    });
     this.runReconciler = new RunReconciler({
       pool: options.pool,
       caches: { jobs, cronJobs, pods },
@@ -324,8 +289,7 @@ export class ControllerManager {
     // cluster without the CronJobWatch CRD (or the RBAC to read it) keeps its ScheduledJobs going.
     await this.scheduledJobCachesSynced();
     if (!this.acting) return;
-    this.watchedSynced = false;
-    void watched.synced().then(() => this.watchedCachesSynced());
+    this.watched.startWhenSynced();
     this.workers = Array.from({ length: options.workers ?? 4 }, () => this.work());
     this.stampIfNothingToReconcile();
     this.slotRunner = new SlotRunner({
@@ -353,9 +317,9 @@ export class ControllerManager {
     await this.slotRunner?.stop();
     this.slotRunner = null;
     await Promise.all(this.workers);
-    const { watched, ...informers } = this.informers ?? {};
-    await Promise.all(Object.values(informers).map((informer) => informer.stop()));
-    await watched?.stop();
+    await Promise.all(Object.values(this.informers ?? {}).map((informer) => informer.stop()));
+    await this.watched?.stop();
+    this.watched = null;
     this.informers = null;
     this.workers = [];
     // A later leadership starts from a fresh queue.
@@ -377,8 +341,7 @@ export class ControllerManager {
   resync(): void {
     for (const resource of this.informers?.scheduledJobs.list() ?? []) this.enqueue('sj', resource);
     for (const job of this.informers?.jobs.list() ?? []) this.enqueue('run', job);
-    for (const watch of this.informers?.watched.watches.list() ?? []) this.enqueue('watch', watch);
-    for (const job of this.informers?.watched.jobs.list() ?? []) this.enqueue('wrun', job);
+    this.watched?.resync();
     this.stampIfNothingToReconcile();
   }
 
@@ -417,52 +380,11 @@ export class ControllerManager {
     this.metrics.queueDepth.set(this.queue.length);
   }
 
-  /** Every namespace that holds a CronJobWatch or a CronJob, looked at once the caches are filled. */
-  private watchedCachesSynced(): void {
-    if (!this.acting || !this.informers) return;
-    this.watchedSynced = true;
-    const { watches, cronJobs } = this.informers.watched;
-    const namespaces = new Set(
-      [...watches.list(), ...cronJobs.list()].map((o) => o.metadata?.namespace ?? ''),
-    );
-    for (const namespace of namespaces) this.queue.add(`watch/${namespace}/-`);
-  }
-
   private async reconcile(kind: Kind, namespace: string, name: string): Promise<ReconcileResult> {
-    // Until the watched CronJobs' caches are filled, their work waits: all of it is asked for
-    // again once they are (watchedCachesSynced).
-    if ((kind === 'watch' || kind === 'cj' || kind === 'wrun') && !this.watchedSynced) return {};
-    switch (kind) {
-      case 'sj':
-        return this.scheduledJobReconciler.reconcile(namespace, name);
-      case 'run':
-        return this.runReconciler.reconcile(namespace, name);
-      case 'watch':
-        await this.cronJobWatchReconciler.reconcile(namespace);
-        this.reconcileWatchedRuns(namespace, null);
-        return {};
-      case 'wrun':
-        return this.watchedRuns.reconcile(namespace, name);
-      case 'cj':
-        // What is watched changed: the namespace's pass counts it in the watches' statuses, and
-        // the Jobs the CronJob made before are looked at again (their runs are recorded now).
-        if (await this.cronJobWatchReconciler.reconcileCronJob(namespace, name)) {
-          this.queue.add(`watch/${namespace}/-`);
-          this.reconcileWatchedRuns(namespace, name);
-        }
-        return {};
-    }
-  }
-
-  /**
-   * The Jobs of a namespace (of one CronJob, when named) to look at again: a CronJob selected
-   * after its Jobs were made has their runs recorded then. Those recorded already are skipped.
-   */
-  private reconcileWatchedRuns(namespace: string, cronJobName: string | null): void {
-    for (const job of this.informers?.watched.jobs.list(namespace) ?? []) {
-      const owner = job.metadata?.ownerReferences?.find((ref) => ref.kind === 'CronJob');
-      if (owner && (cronJobName === null || owner.name === cronJobName)) this.enqueue('wrun', job);
-    }
+    if (isWatchedKind(kind)) return this.watched?.reconcile(kind, namespace, name) ?? {};
+    return kind === 'sj'
+      ? this.scheduledJobReconciler.reconcile(namespace, name)
+      : this.runReconciler.reconcile(namespace, name);
   }
 
   private async work(): Promise<void> {

@@ -202,7 +202,7 @@ describe('the runs of a watched CronJob', () => {
     emu.syncJob(NAMESPACE, job.metadata.name);
     emu.collectGarbage();
     // The deletion seen (the Job's pods are watched by their controller-uid label), and let go.
-    const runs = (controller.manager as unknown as { watchedRuns: Obj }).watchedRuns;
+    const runs = watchedRunsOf(controller);
     await until(
       () => !emu.objects('pods', NAMESPACE).some((p) => p.metadata.uid === pod.metadata.uid),
       'the pod gone',
@@ -220,8 +220,7 @@ describe('the runs of a watched CronJob', () => {
   it('records each run once across a controller restart (keyed by the Job’s UID)', async () => {
     await controller.stop();
     controller = await runController(kc, db);
-    const settled = (controller.manager as unknown as { watchedRuns: { settled: Set<string> } }).watchedRuns
-      .settled;
+    const settled = watchedRunsOf(controller).settled as Set<string>;
     const jobs = emu.objects('jobs', NAMESPACE).filter((j) => j.status?.conditions?.length);
     await until(
       () => jobs.every((j) => settled.has(j.metadata.uid)),
@@ -231,6 +230,13 @@ describe('the runs of a watched CronJob', () => {
     expect(await executions(await jobIdOf('fine'))).toHaveLength(2);
   }, 60_000);
 });
+
+/** The controller's recorder of watched runs (WatchedCronJobs' `runs`): what it keeps, read as nothing else shows it. */
+function watchedRunsOf(controller: Awaited<ReturnType<typeof runController>>): Obj {
+  const watched = (controller.manager as unknown as { watched: { runs: Obj } | null }).watched;
+  if (!watched) throw new Error('the controller is not acting');
+  return watched.runs;
+}
 
 function jobTemplate(spec: Obj, command: string): Obj {
   return {
