@@ -195,6 +195,8 @@ interface WatchedCronJob {
   namespace: string;
   name: string;
   watchedBy: string | null;
+  /** Its CronJobWatch's `allowBackfill`: whether Crondeck may start Jobs of it for past slots. */
+  allowBackfill: boolean;
 }
 
 /**

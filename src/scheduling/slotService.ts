@@ -85,7 +85,7 @@ export class SlotService {
    */
   async backfill(jobId: number, request: BackfillRequest, by: Caller | null = null): Promise<number> {
     const job = await this.require(jobId);
-    refuseBackfillOfWatched(job);
+    refuseBackfillOfWatched(job, this.runtime.watchedCronJobs !== undefined);
     const now = this.clock.now();
     if (request.to.getTime() > now.getTime()) {
       throw invalid(

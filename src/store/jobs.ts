@@ -31,11 +31,12 @@ export interface JobRow {
   changed_by: string | null;
   cron_job_name: string | null;
   watched_by: string | null;
+  watched_allows_backfill: boolean;
 }
 
 export const JOB_COLUMNS = `id, name, schedule, command, timeout_s, retry, description, tags, timezone, enabled,
   created_at, updated_at, last_run_at, last_status, suspended_reason, suspended_at, late_after_s, catch_up,
-  allow_duplicate_slots, resource_namespace, changed_by, cron_job_name, watched_by`;
+  allow_duplicate_slots, resource_namespace, changed_by, cron_job_name, watched_by, watched_allows_backfill`;
 
 export function toJob(row: JobRow): Job {
   return {
@@ -69,6 +70,7 @@ export function toJob(row: JobRow): Job {
             namespace: row.resource_namespace ?? '',
             name: row.cron_job_name,
             watchedBy: row.watched_by,
+            allowBackfill: row.watched_allows_backfill,
           },
         }),
   };

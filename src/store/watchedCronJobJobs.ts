@@ -17,6 +17,8 @@ export interface WatchedCronJobRef {
   uid: string;
   /** The CronJobWatch (in the same namespace) that selects it. */
   watchedBy: string;
+  /** That CronJobWatch's `allowBackfill`. */
+  allowBackfill: boolean;
 }
 
 /**
@@ -39,16 +41,17 @@ export async function upsertWatchedJob(
   }
   const { rows } = await db.query<JobRow & { inserted: boolean }>(
     `INSERT INTO jobs (name, schedule, command, timeout_s, retry, description, tags, timezone, enabled, source,
-       ${SLOT_FIELD_COLUMNS}, resource_namespace, cron_job_name, cron_job_uid, watched_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+       ${SLOT_FIELD_COLUMNS}, resource_namespace, cron_job_name, cron_job_uid, watched_by, watched_allows_backfill)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
      ON CONFLICT (resource_namespace, cron_job_name) WHERE cron_job_name IS NOT NULL DO UPDATE SET
        name = EXCLUDED.name, schedule = EXCLUDED.schedule, command = EXCLUDED.command,
        timeout_s = EXCLUDED.timeout_s, description = EXCLUDED.description, timezone = EXCLUDED.timezone,
        enabled = EXCLUDED.enabled, ${KEEP_SUSPENSION_IF('EXCLUDED.enabled')}, late_after_s = EXCLUDED.late_after_s,
        cron_job_uid = EXCLUDED.cron_job_uid, watched_by = EXCLUDED.watched_by,
+       watched_allows_backfill = EXCLUDED.watched_allows_backfill,
        updated_at = CASE WHEN ${CHANGED} THEN now() ELSE jobs.updated_at END
-     WHERE ${CHANGED} OR (jobs.cron_job_uid, jobs.watched_by)
-       IS DISTINCT FROM (EXCLUDED.cron_job_uid, EXCLUDED.watched_by)
+     WHERE ${CHANGED} OR (jobs.cron_job_uid, jobs.watched_by, jobs.watched_allows_backfill)
+       IS DISTINCT FROM (EXCLUDED.cron_job_uid, EXCLUDED.watched_by, EXCLUDED.watched_allows_backfill)
      RETURNING ${JOB_COLUMNS}, (xmax = 0) AS inserted`,
     [
       ...jobValues(input, 'cronjob'),
@@ -57,6 +60,7 @@ export async function upsertWatchedJob(
       ref.name,
       ref.uid,
       ref.watchedBy,
+      ref.allowBackfill,
     ],
   );
   const row = rows[0];

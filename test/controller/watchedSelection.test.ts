@@ -8,13 +8,13 @@ const cronJob = (name: string, metadata: V1CronJob['metadata'] = {}): V1CronJob 
 });
 const watch = (
   name: string,
-  spec: Omit<CronJobWatch['spec'], 'lateAfterSeconds'>,
+  spec: Omit<CronJobWatch['spec'], 'lateAfterSeconds' | 'allowBackfill'>,
   deleted = false,
 ): CronJobWatch => ({
   apiVersion: 'crondeck.dev/v1alpha1',
   kind: 'CronJobWatch',
   metadata: { name, namespace: 'ops', ...(deleted ? { deletionTimestamp: new Date() } : {}) },
-  spec: { lateAfterSeconds: 60, ...spec },
+  spec: { lateAfterSeconds: 60, allowBackfill: false, ...spec },
 });
 
 describe('which CronJobs a CronJobWatch selects', () => {

@@ -10,8 +10,8 @@ jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /**
  * A watched CronJob's job in the dashboard (issue 40): it says which CronJob it is and which
- * CronJobWatch selects it, and does not offer what its owner keeps (edit, delete, backfill),
- * saying why; an ordinary job beside it offers them as before.
+ * CronJobWatch selects it, and does not offer what its owner keeps (edit, delete, and backfill
+ * unless the CronJobWatch allows it), saying why; an ordinary job beside it offers them as before.
  */
 describe('a watched CronJob in the dashboard', () => {
   let db: Database;
@@ -19,6 +19,8 @@ describe('a watched CronJob in the dashboard', () => {
   let browser: Browser;
   let open: DashboardPage | undefined;
   let watchedId: number;
+  /** One whose CronJobWatch sets allowBackfill. */
+  let backfilledId: number;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -32,8 +34,16 @@ describe('a watched CronJob in the dashboard', () => {
     watchedId = (
       await upsertWatchedJob(
         db.pool,
-        { namespace: 'data', name: 'db-dump', uid: 'uid-1', watchedBy: 'data-team' },
+        { namespace: 'data', name: 'db-dump', uid: 'uid-1', watchedBy: 'data-team', allowBackfill: false },
         input,
+        'keep',
+      )
+    ).job.id;
+    backfilledId = (
+      await upsertWatchedJob(
+        db.pool,
+        { namespace: 'data', name: 'reindex', uid: 'uid-2', watchedBy: 'data-team', allowBackfill: true },
+        { ...input, name: 'cronjob.data.reindex' },
         'keep',
       )
     ).job.id;
@@ -75,6 +85,24 @@ describe('a watched CronJob in the dashboard', () => {
     );
     const backfill = page.getByRole('button', { name: 'Backfill…' });
     expect(await backfill.isDisabled()).toBe(true);
-    expect(await backfill.getAttribute('title')).toBe(owner);
+    expect(await backfill.getAttribute('title')).toBe(
+      `${owner} Its CronJobWatch does not allow backfill (allowBackfill: true).`,
+    );
+  });
+
+  it('does not refuse backfill of a watched job whose CronJobWatch allows it for its owner', async () => {
+    open = await openDashboard(browser, service.url, { hash: `#/jobs/${backfilledId}` });
+    const { page } = open;
+    await page.locator('.job-ownership').waitFor();
+    const backfill = page.getByRole('button', { name: 'Backfill…' });
+    // Not refused for the CronJob's owner: what the session may do decides, as for any job (this
+    // local service's session knows no namespace `data`, which is why the button stays disabled).
+    const deadline = Date.now() + 10_000;
+    while ((await backfill.getAttribute('title')) === null && Date.now() < deadline) {
+      await page.waitForTimeout(50);
+    }
+    expect(await backfill.getAttribute('title')).toBe(
+      'Your Kubernetes role does not allow this in namespace “data” (create scheduledjobs/run).',
+    );
   });
 });

@@ -3,6 +3,7 @@ import type { Database } from '../../src/store/database';
 import { findWatchedJob } from '../../src/store/watchedCronJobJobs';
 import { createTestDatabase, onPostgresServer } from '../support/database';
 import type { KubeEmulator } from '../support/kube/emulator';
+import { runPod } from '../support/kube/kubelet';
 import type { ApiServerProxy } from './apiServerProxy';
 import { runController, startCluster, until } from './cluster';
 import {
@@ -33,6 +34,7 @@ describeOnPostgres('run now and toggle of a watched CronJob, as the caller', () 
   let service: RunningService;
   let proxy: ApiServerProxy;
   let jobId: number;
+  let cluster: Awaited<ReturnType<typeof startCluster>>;
 
   const call = (person: Person, method: string, path: string, body?: unknown) =>
     callAs(service.url, person, method, path, body);
@@ -40,7 +42,7 @@ describeOnPostgres('run now and toggle of a watched CronJob, as the caller', () 
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const cluster = await startCluster();
+    cluster = await startCluster();
     emu = cluster.emu;
     people = await setUpPeople(emu);
     controller = await runController(cluster.kc, db);
@@ -113,5 +115,67 @@ describeOnPostgres('run now and toggle of a watched CronJob, as the caller', () 
       }),
     ]);
     expect(made!.spec.template.spec.containers[0].command).toEqual(['sh', '-c', 'echo hello']);
+  }, 60_000);
+
+  it('backfills only where the CronJobWatch allows it: its Jobs, with the caller’s token, recorded as backfill runs', async () => {
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    const range = {
+      from: new Date(hour - 2 * 3_600_000).toISOString(),
+      to: new Date(hour - 3_600_000).toISOString(),
+      concurrency: 1,
+    };
+    // `backups` does not allow it: the CronJob is someone else's.
+    const refused = await call(people.editor, 'POST', `/api/jobs/${jobId}/backfill`, range);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toContain('unless its CronJobWatch sets allowBackfill: true');
+
+    await createCronJob(
+      cluster.kc,
+      plainCronJob('reindex', {
+        labels: { reindex: 'yes' },
+        schedule: '0 * * * *',
+        spec: { timeZone: 'UTC' },
+      }),
+    );
+    await createCronJobWatch(cluster.kc, 'reindexing', {
+      selector: { matchLabels: { reindex: 'yes' } },
+      allowBackfill: true,
+    });
+    const reindexId = await until(
+      async () => (await findWatchedJob(db.pool, NAMESPACE_A, 'reindex'))?.id,
+      'the reindex job',
+    );
+    const reindex = await call(people.editor, 'GET', `/api/jobs/${reindexId}`);
+    expect(reindex.body.cronJob).toMatchObject({
+      name: 'reindex',
+      watchedBy: 'reindexing',
+      allowBackfill: true,
+    });
+    const asked = await call(people.editor, 'POST', `/api/jobs/${reindexId}/backfill`, range);
+    expect(asked).toMatchObject({ status: 202, body: { slots: 2 } });
+    const backfillJobs = () =>
+      emu
+        .objects('jobs', NAMESPACE_A)
+        .filter(
+          (j) => j.metadata.name.startsWith('reindex-') && j.metadata.labels?.['crondeck.dev/backfill-id'],
+        );
+    // Made before the answer with the editor's token, suspended; the controller resumes the first.
+    expect(backfillJobs()).toHaveLength(2);
+    const first = await until(() => backfillJobs().find((j) => !j.spec.suspend), 'the first resumed');
+    expect(first.metadata.annotations['crondeck.dev/scheduled-time']).toBe(range.from);
+    emu.syncJob(NAMESPACE_A, first.metadata.name);
+    const pod = emu
+      .objects('pods', NAMESPACE_A)
+      .find((p) => p.metadata.ownerReferences?.[0]?.uid === first.metadata.uid)!;
+    expect(await runPod(emu, NAMESPACE_A, pod.metadata.name)).toBe(0);
+    emu.syncJob(NAMESPACE_A, first.metadata.name);
+    // Recorded from what the cluster shows, as the backfill run of its slot.
+    const runs = await until(async () => {
+      const listed = (await call(people.editor, 'GET', `/api/executions?jobId=${reindexId}`)).body as Obj[];
+      return listed.length > 0 ? listed : null;
+    }, 'the backfill run recorded');
+    expect(runs).toEqual([
+      expect.objectContaining({ status: 'success', trigger: 'backfill', scheduledAt: range.from }),
+    ]);
   }, 60_000);
 });

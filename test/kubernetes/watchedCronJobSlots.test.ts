@@ -87,13 +87,14 @@ describe('the slot ledger of a watched CronJob', () => {
       ['2026-06-01T11:00:00.000Z', 'ran'],
       ['2026-06-01T12:00:00.000Z', 'missed'],
     ]);
-    // Backfill is not offered: the CronJob is someone else's.
+    // Backfill is not offered here: a service without the cluster cannot start the CronJob's Jobs
+    // (and on one, only where the CronJobWatch allows it: watchedCronJobActions.test.ts).
     const backfill = await service.request('POST', `/api/jobs/${jobId}/backfill`, {
       from: '2026-06-01T12:00:00Z',
       to: '2026-06-01T12:00:00Z',
     });
     expect(backfill.status).toBe(409);
-    expect((backfill.body as Obj).error).toContain('backfill is not offered for it');
+    expect((backfill.body as Obj).error).toContain('only Crondeck on its cluster can backfill it');
     expect(judged[1]!.reason).toMatch(
       /^the CronJob created no Job for it: the CronJob controller skipped it/,
     );

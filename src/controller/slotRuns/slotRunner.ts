@@ -1,6 +1,7 @@
 import type { ObjectCache, V1CronJob, V1Job } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
 import type { Clock } from '../../domain/clock';
+import type { Job } from '../../domain/job';
 import { isPausedAt } from '../../domain/schedulerState';
 import type { Logger } from '../../logging/logger';
 import { findJob, listJobs } from '../../store/jobs';
@@ -229,9 +230,11 @@ export class SlotRunner {
       notRun: backfill.slots.length - backfill.started,
     });
     if (backfill.callerJobs !== null) {
-      const resource = await resourceOfJob(this.deps.pool, backfill.jobId);
+      const job = await findJob(this.deps.pool, backfill.jobId);
+      const namespace =
+        job?.cronJob?.namespace ?? (await resourceOfJob(this.deps.pool, backfill.jobId))?.namespace;
       // A deleted job's CronJob took its Jobs with it (they are its dependents).
-      if (resource) await this.deleteSuspended(resource.namespace, backfill.id);
+      if (namespace) await this.deleteSuspended(namespace, backfill.id);
     }
     await finishBackfill(this.deps.pool, backfill.id, this.deps.clock.now());
   }
@@ -273,10 +276,29 @@ export class SlotRunner {
   private async targetOf(jobId: number): Promise<Target> {
     const job = await findJob(this.deps.pool, jobId);
     if (!job || !job.enabled) return 'gone';
+    if (job.cronJob) return this.watchedTargetOf(job.cronJob);
     const resource = await resourceOfJob(this.deps.pool, jobId);
     if (!resource) return 'not yet';
     const cronJob = this.deps.caches.cronJobs.get(cronJobNameFor(resource.name), resource.namespace);
     return cronJob ? { cronJob, namespace: resource.namespace } : 'not yet';
+  }
+
+  /**
+   * A watched CronJob (issue 40; its CronJobWatch allows backfill, or the service would have
+   * refused it): read from the API server, as the managed CronJobs' cache does not hold it. One no
+   * selection holds any more, or deleted, runs no more of it.
+   */
+  private async watchedTargetOf(cronJob: NonNullable<Job['cronJob']>): Promise<Target> {
+    if (cronJob.watchedBy === null || !cronJob.allowBackfill) return 'gone';
+    try {
+      return {
+        cronJob: await this.deps.cluster.readCronJob(cronJob.namespace, cronJob.name),
+        namespace: cronJob.namespace,
+      };
+    } catch (error) {
+      if (statusOf(error) === 404) return 'gone';
+      throw error;
+    }
   }
 
   /** Creates a run's Job; one that exists already (made before a restart) is that run. Started: true. */

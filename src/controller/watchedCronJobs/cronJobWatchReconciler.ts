@@ -112,7 +112,13 @@ export class CronJobWatchReconciler {
     if (!outcome.ok) return `CronJob ${name}: ${outcome.message}`;
     const { job } = await upsertWatchedJob(
       this.deps.pool,
-      { namespace, name, uid: cronJob.metadata?.uid ?? '', watchedBy: watch.metadata?.name ?? '' },
+      {
+        namespace,
+        name,
+        uid: cronJob.metadata?.uid ?? '',
+        watchedBy: watch.metadata?.name ?? '',
+        allowBackfill: watch.spec?.allowBackfill ?? false,
+      },
       outcome.input,
       watch.spec?.history?.onRecreate ?? 'keep',
     );

@@ -8,7 +8,7 @@ import type { ExecutionRecorder } from '../../scheduling/executionRecorder';
 import { findWatchedJob } from '../../store/watchedCronJobJobs';
 import { deletedJobOutcome } from '../runs/deletedJobOutcome';
 import { type DeletedJob, DeletedJobs, seePods } from '../runs/deletedJobs';
-import { finishedJob, jobNameForFireTime, skippedFireTimes } from '../runs/jobOutcome';
+import { finishedJob, jobNameForFireTime, neverStarted, skippedFireTimes } from '../runs/jobOutcome';
 import { slotOfKubeJob } from '../runs/jobSlot';
 import type { ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
 import type { PodLogs } from './podLogs';
@@ -59,7 +59,8 @@ export class WatchedRunReconciler {
   /** A Job went: one not recorded yet is kept as last seen. Answers whether to reconcile it. */
   jobDeleted(kubeJob: V1Job): boolean {
     const uid = kubeJob.metadata?.uid ?? '';
-    if (this.settled.delete(uid) || !this.isWatched(kubeJob)) {
+    // A backfill's Job deleted while still suspended ran nothing: no run (not a failed one).
+    if (this.settled.delete(uid) || !this.isWatched(kubeJob) || neverStarted(kubeJob, this.podsOf(kubeJob))) {
       this.podsGone.delete(uid);
       return false;
     }

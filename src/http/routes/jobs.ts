@@ -54,6 +54,7 @@ function jobToJson(job: JobView) {
             namespace: job.cronJob.namespace,
             name: job.cronJob.name,
             watchedBy: job.cronJob.watchedBy,
+            allowBackfill: job.cronJob.allowBackfill,
           },
         }
       : {}),

@@ -78,6 +78,12 @@ export const cronJobWatchSpecSchema = z
         'Grace of each slot of these CronJobs: a Job that starts later than this after its fire time is late, and a slot with none by then is missed (0-86400).',
       )
       .meta({ format: 'int32' }),
+    allowBackfill: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Whether Crondeck may backfill these CronJobs: create Jobs from their template for past fire times (POST /api/jobs/:id/backfill). Off by default: the CronJobs are someone else’s.',
+      ),
     history: z
       .object({
         onRecreate: z

@@ -226,13 +226,19 @@ export class KubernetesRuntime implements Runtime {
 
   /** The CronJob of a job's ScheduledJob, read as `by`; a conflict while the controller has not made it. */
   private async cronJobOf(job: Job, by: Caller | null): Promise<{ namespace: string; cronJob: V1CronJob }> {
+    // A watched CronJob's job (issue 40) is its CronJob's; a ScheduledJob's, the one the controller makes.
     const resource = await resourceOfJob(this.options.pool, job.id);
-    const notYet = conflict(`job ${job.id} has no CronJob yet: the controller has not reconciled it`);
-    if (!resource) throw notYet;
+    const where = job.cronJob
+      ? { namespace: job.cronJob.namespace, name: job.cronJob.name }
+      : resource && { namespace: resource.namespace, name: cronJobNameFor(resource.name) };
+    const notYet = job.cronJob
+      ? conflict(`CronJob ${job.cronJob.namespace}/${job.cronJob.name} of job ${job.id} is gone`)
+      : conflict(`job ${job.id} has no CronJob yet: the controller has not reconciled it`);
+    if (!where) throw notYet;
     try {
       return {
-        namespace: resource.namespace,
-        cronJob: await this.clusterFor(by).readCronJob(resource.namespace, cronJobNameFor(resource.name)),
+        namespace: where.namespace,
+        cronJob: await this.clusterFor(by).readCronJob(where.namespace, where.name),
       };
     } catch (error) {
       throw statusOf(error) === 404 ? notYet : this.refusal(error, by);

@@ -27,6 +27,7 @@ import { mirroredGenerationSchema } from './026_mirrored_generation';
 import { runsCompleteInferredSkipsSchema } from './027_runs_complete_inferred_skips';
 import { backfillJobsByCallerSchema } from './028_backfill_jobs_by_caller';
 import { watchedCronJobsSchema } from './029_watched_cron_jobs';
+import { watchedBackfillSchema } from './030_watched_backfill';
 
 export interface Migration {
   version: number;
@@ -68,4 +69,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 27, name: 'runs complete inferred skips', sql: runsCompleteInferredSkipsSchema },
   { version: 28, name: 'backfill jobs by caller', sql: backfillJobsByCallerSchema },
   { version: 29, name: 'watched cron jobs', sql: watchedCronJobsSchema },
+  { version: 30, name: 'watched backfill', sql: watchedBackfillSchema },
 ];

@@ -12,7 +12,7 @@ import { formatDateTime, formatDuration, formatRelative } from './format.js';
 import { may, whyNot } from './session.js';
 import { createSlotHistory } from './slotHistory.js';
 import { busy, permit, statusBadge, toast, updateStatusBadge } from './ui.js';
-import { ownedElsewhere, watchedOrigin } from './watched.js';
+import { backfillRefusal, watchedOrigin } from './watched.js';
 
 const CHART_RUNS = 50;
 
@@ -158,14 +158,14 @@ export function createJobPageView(section, ctx) {
   /** The buttons of what the caller may do with the job (the session's `can` in its namespace). */
   function permitActions() {
     const namespace = job?.namespace ?? null;
-    const owner = ownedElsewhere(job);
+    const refusal = backfillRefusal(job);
     for (const [control, ability] of [
       [runButton, 'run'],
       [backfillButton, 'run'],
       [alertsButton, 'getAlerts'],
       [resume, 'update'],
     ]) {
-      if (owner && control === backfillButton) permit(control, false, owner);
+      if (refusal && control === backfillButton) permit(control, false, refusal);
       else permit(control, may(namespace, ability), whyNot(namespace, ability));
     }
   }
