@@ -47,6 +47,7 @@ export async function upsertWatchedJob(
        name = EXCLUDED.name, schedule = EXCLUDED.schedule, command = EXCLUDED.command,
        timeout_s = EXCLUDED.timeout_s, description = EXCLUDED.description, timezone = EXCLUDED.timezone,
        enabled = EXCLUDED.enabled, ${KEEP_SUSPENSION_IF('EXCLUDED.enabled')}, late_after_s = EXCLUDED.late_after_s,
+       catch_up = EXCLUDED.catch_up,
        cron_job_uid = EXCLUDED.cron_job_uid, watched_by = EXCLUDED.watched_by,
        watched_allows_backfill = EXCLUDED.watched_allows_backfill,
        updated_at = CASE WHEN ${CHANGED} THEN now() ELSE jobs.updated_at END
@@ -74,9 +75,9 @@ export async function upsertWatchedJob(
 
 /** What a watched CronJob's row mirrors of it; a change of any of these is a change of the job. */
 const CHANGED = `(jobs.name, jobs.schedule, jobs.command, jobs.timeout_s, jobs.description, jobs.timezone, jobs.enabled,
-  jobs.late_after_s)
+  jobs.late_after_s, jobs.catch_up)
   IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.schedule, EXCLUDED.command, EXCLUDED.timeout_s, EXCLUDED.description,
-  EXCLUDED.timezone, EXCLUDED.enabled, EXCLUDED.late_after_s)`;
+  EXCLUDED.timezone, EXCLUDED.enabled, EXCLUDED.late_after_s, EXCLUDED.catch_up)`;
 
 /** Why a watched CronJob's slot saw no Job, as far as Crondeck can know it from outside. */
 export const WATCHED_MISSED_REASON =

@@ -1,6 +1,8 @@
 import { BatchV1Api } from '@kubernetes/client-node';
 import { createScheduledJob, NAMESPACE, until } from './cluster';
+import { findWatchedJob } from '../../src/store/watchedCronJobJobs';
 import { MINUTE, minutesAgo, nextMinute, SlotCluster } from './slotCluster';
+import { createCronJob, createCronJobWatch, plainCronJob } from './watchedCronJobsSupport';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -107,6 +109,55 @@ describe('catch-up and backfill on the emulated cluster', () => {
         .map((slot) => [slot.executionIds, slot.startedAt === null]);
     expect(await lateSlots(latestId)).toEqual([[[caughtUp!.id], false]]);
     expect(await lateSlots(everyId)).toEqual(every.map((execution) => [[execution.id], false]));
+  }, 90_000);
+
+  it('catches up a watched CronJob only where its CronJobWatch asks for it, from the CronJob’s template', async () => {
+    const plain = (name: string, label: string) =>
+      plainCronJob(name, {
+        labels: { catchup: label },
+        schedule: '* * * * *',
+        command: 'echo caught up',
+        spec: { timeZone: 'UTC' },
+      });
+    await createCronJob(cluster.kc, plain('plain-latest', 'latest'));
+    await createCronJob(cluster.kc, plain('plain-never', 'never'));
+    await createCronJobWatch(cluster.kc, 'catching-up', {
+      selector: { matchLabels: { catchup: 'latest' } },
+      catchUp: { policy: 'latest' },
+      lateAfterSeconds: GRACE_S,
+    });
+    await createCronJobWatch(cluster.kc, 'not-catching-up', {
+      selector: { matchLabels: { catchup: 'never' } },
+      lateAfterSeconds: GRACE_S,
+    });
+    const rowOf = (name: string) =>
+      until(async () => (await findWatchedJob(cluster.db.pool, NAMESPACE, name))?.id, `the job of ${name}`);
+    const latestId = await rowOf('plain-latest');
+    await rowOf('plain-never');
+    await until(
+      async () =>
+        (await findWatchedJob(cluster.db.pool, NAMESPACE, 'plain-latest'))?.catchUp?.policy === 'latest',
+      'the catch-up policy mirrored',
+    );
+
+    // Nothing fires them for three slots while the controller is down.
+    await cluster.stopTheController();
+    const first = nextMinute(cluster.clock.now());
+    const s3 = new Date(first.getTime() + 2 * MINUTE);
+    cluster.clock.set(new Date(s3.getTime() + 30_000));
+    await cluster.startController();
+    const run = await until(
+      () => cluster.jobsOf('plain-latest').find(named(`plain-latest-${minutesOf(s3)}-catchup`)),
+      'the catch-up Job of the watched CronJob',
+    );
+    expect(run.metadata.annotations).toMatchObject({ 'crondeck.dev/trigger': 'catchUp' });
+    expect(run.spec.template.spec.containers[0].command).toEqual(['sh', '-c', 'echo caught up']);
+    await cluster.untilSlotRunnerLooked();
+    expect(cluster.jobsOf('plain-never')).toEqual([]);
+
+    expect(await cluster.runJob(run)).toBe(0);
+    const [caughtUp] = await cluster.waitForExecutions(latestId, 1);
+    expect(caughtUp).toMatchObject({ scheduledAt: s3.toISOString(), trigger: 'catchUp', status: 'success' });
   }, 90_000);
 
   it('backfills a range, each slot once, at most `concurrency` Jobs at a time', async () => {

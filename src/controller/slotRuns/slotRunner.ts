@@ -158,8 +158,7 @@ export class SlotRunner {
         continue;
       }
       if (target === 'not yet') continue;
-      const { items } = await this.deps.cluster.listJobs(target.namespace, `${LABEL_JOB_ID}=${jobId}`);
-      if (items.some((kubeJob) => !finishedJob(kubeJob))) continue;
+      if ((await this.runsOf(jobId, target)).some((kubeJob) => !finishedJob(kubeJob))) continue;
       await this.create(
         target.namespace,
         slotRunJob(target.cronJob, { slot: queue[0]!, trigger: 'catchUp' }),
@@ -276,7 +275,7 @@ export class SlotRunner {
   private async targetOf(jobId: number): Promise<Target> {
     const job = await findJob(this.deps.pool, jobId);
     if (!job || !job.enabled) return 'gone';
-    if (job.cronJob) return this.watchedTargetOf(job.cronJob);
+    if (job.cronJob) return this.watchedTargetOf(job);
     const resource = await resourceOfJob(this.deps.pool, jobId);
     if (!resource) return 'not yet';
     const cronJob = this.deps.caches.cronJobs.get(cronJobNameFor(resource.name), resource.namespace);
@@ -284,12 +283,14 @@ export class SlotRunner {
   }
 
   /**
-   * A watched CronJob (issue 40; its CronJobWatch allows backfill, or the service would have
-   * refused it): read from the API server, as the managed CronJobs' cache does not hold it. One no
-   * selection holds any more, or deleted, runs no more of it.
+   * A watched CronJob (issue 40) whose CronJobWatch allows Crondeck to start its Jobs (backfill, or
+   * a catch-up policy): read from the API server, as the managed CronJobs' cache does not hold it.
+   * One no selection holds any more, or deleted, runs no more of them.
    */
-  private async watchedTargetOf(cronJob: NonNullable<Job['cronJob']>): Promise<Target> {
-    if (cronJob.watchedBy === null || !cronJob.allowBackfill) return 'gone';
+  private async watchedTargetOf(job: Job): Promise<Target> {
+    const cronJob = job.cronJob!;
+    const allowed = cronJob.allowBackfill || (job.catchUp !== null && job.catchUp.policy !== 'none');
+    if (cronJob.watchedBy === null || !allowed) return 'gone';
     try {
       return {
         cronJob: await this.deps.cluster.readCronJob(cronJob.namespace, cronJob.name),
@@ -299,6 +300,21 @@ export class SlotRunner {
       if (statusOf(error) === 404) return 'gone';
       throw error;
     }
+  }
+
+  /**
+   * The Kubernetes Jobs of a job's runs: a ScheduledJob's carry its id as a label; a watched
+   * CronJob's carry nothing of Crondeck's, and are known by their owner, the CronJob.
+   */
+  private async runsOf(jobId: number, target: { cronJob: V1CronJob; namespace: string }): Promise<V1Job[]> {
+    const watched = target.cronJob.metadata?.labels?.[LABEL_JOB_ID] === undefined;
+    const { items } = await this.deps.cluster.listJobs(
+      target.namespace,
+      watched ? '' : `${LABEL_JOB_ID}=${jobId}`,
+    );
+    if (!watched) return items;
+    const uid = target.cronJob.metadata?.uid;
+    return items.filter((kubeJob) => kubeJob.metadata?.ownerReferences?.some((owner) => owner.uid === uid));
   }
 
   /** Creates a run's Job; one that exists already (made before a restart) is that run. Started: true. */

@@ -108,7 +108,11 @@ export class CronJobWatchReconciler {
   private async watchOne(cronJob: V1CronJob, watch: CronJobWatch): Promise<string | null> {
     const namespace = cronJob.metadata?.namespace ?? '';
     const name = cronJob.metadata?.name ?? '';
-    const outcome = watchedJobInput(cronJob, watch.spec?.lateAfterSeconds ?? DEFAULT_LATE_AFTER_SECONDS);
+    const outcome = watchedJobInput(
+      cronJob,
+      watch.spec?.lateAfterSeconds ?? DEFAULT_LATE_AFTER_SECONDS,
+      watch.spec?.catchUp ?? null,
+    );
     if (!outcome.ok) return `CronJob ${name}: ${outcome.message}`;
     const { job } = await upsertWatchedJob(
       this.deps.pool,

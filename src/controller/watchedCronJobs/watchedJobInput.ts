@@ -1,5 +1,6 @@
 import type { V1Container, V1CronJob } from '@kubernetes/client-node';
 import { type JobInput, jobInputSchema, MAX_TIMEOUT_SECONDS } from '../../domain/job';
+import type { CatchUp } from '../../domain/slots';
 import { describeZodError } from '../../domain/zodErrors';
 
 export type WatchedJobInputOutcome = { ok: true; input: JobInput } | { ok: false; message: string };
@@ -17,7 +18,11 @@ function watchedJobName(namespace: string, name: string): string {
  * row says UTC rather than the service's default. A schedule Crondeck cannot read (a `TZ=` prefix,
  * a descriptor it lacks) is refused with the message, and the CronJob is not watched.
  */
-export function watchedJobInput(cronJob: V1CronJob, lateAfterSeconds: number): WatchedJobInputOutcome {
+export function watchedJobInput(
+  cronJob: V1CronJob,
+  lateAfterSeconds: number,
+  catchUp: CatchUp | null = null,
+): WatchedJobInputOutcome {
   const namespace = cronJob.metadata?.namespace ?? '';
   const name = cronJob.metadata?.name ?? '';
   const spec = cronJob.spec;
@@ -32,6 +37,7 @@ export function watchedJobInput(cronJob: V1CronJob, lateAfterSeconds: number): W
     timezone: spec?.timeZone ?? 'UTC',
     enabled: spec?.suspend !== true,
     lateAfterSeconds,
+    catchUp,
   });
   if (!input.success) return { ok: false, message: describeZodError(input.error) };
   return { ok: true, input: input.data };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { DEFAULT_LATE_AFTER_SECONDS, lateAfterSecondsSchema } from '../../domain/slots';
 import { alertConfigSpecSchema } from './alertConfig';
+import { scheduledJobCatchUpSchema } from './scheduledJob';
 import { DNS1123_SUBDOMAIN_PATTERN, observedStatusFields } from './kubernetesFields';
 
 /** At most this many explicit names per CronJobWatch; a longer list is a selector's job. */
@@ -83,6 +84,11 @@ export const cronJobWatchSpecSchema = z
       .default(false)
       .describe(
         'Whether Crondeck may backfill these CronJobs: create Jobs from their template for past fire times (POST /api/jobs/:id/backfill). Off by default: the CronJobs are someone else’s.',
+      ),
+    catchUp: scheduledJobCatchUpSchema
+      .optional()
+      .describe(
+        'Which slots these CronJobs missed while nothing fired run afterwards, as a ScheduledJob’s catchUp says: Crondeck then creates Jobs from their template. None by default: the CronJobs are someone else’s.',
       ),
     history: z
       .object({

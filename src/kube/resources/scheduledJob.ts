@@ -79,7 +79,7 @@ const scheduledJobRetrySchema = z
 const catchUpFields = catchUpSchema.shape;
 
 /** The catch-up policy as the CRD states it (an object of the job's fields, its defaults filled in). */
-const scheduledJobCatchUpSchema = z
+export const scheduledJobCatchUpSchema = z
   .object({
     policy: catchUpFields.policy.describe('none (the default), latest, or all.'),
     maxRuns: catchUpFields.maxRuns
