@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * A path segment shown as it is: words and short numbers (`services`, `v2`, `ops-alerts`, `job-42`,
- * `123`). Anything else, a token above all (Slack's `T…/B…/XXXX`, Discord's, a GUID, a hash), is
+ * `123`). Anything else, a token above all (Slack's `T…/B…/<secret>`, Discord's, a GUID, a hash), is
  * left out. Lower case only: random tokens mix cases and digits, names people give paths rarely do.
  */
 const WORD_PART = '(?:[a-z]{1,16}[0-9]{0,6}|[0-9]{1,6})';

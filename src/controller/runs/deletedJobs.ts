@@ -31,6 +31,29 @@ export class DeletedJobs {
     return [...(this.byName.get(keyOf(namespace, name))?.values() ?? [])];
   }
 
+  /**
+   * The runs of the Jobs named so (the work queue's key): the deleted ones not settled yet, then
+   * the one that exists (`live`, unless it is one of those), each through `reconcileRun`; answers
+   * the soonest of the requeues they ask for.
+   */
+  async reconcileNamed(
+    namespace: string,
+    name: string,
+    live: V1Job | undefined,
+    reconcileRun: (job: V1Job, gone: DeletedJob | undefined) => Promise<{ requeueAfterMs?: number }>,
+  ): Promise<{ requeueAfterMs?: number }> {
+    const waits: number[] = [];
+    for (const gone of this.named(namespace, name)) {
+      const { requeueAfterMs } = await reconcileRun(gone.job, gone);
+      if (requeueAfterMs !== undefined) waits.push(requeueAfterMs);
+    }
+    if (live && !this.has(live)) {
+      const { requeueAfterMs } = await reconcileRun(live, undefined);
+      if (requeueAfterMs !== undefined) waits.push(requeueAfterMs);
+    }
+    return waits.length > 0 ? { requeueAfterMs: Math.min(...waits) } : {};
+  }
+
   has(job: V1Job): boolean {
     const uid = job.metadata?.uid;
     return (

@@ -128,17 +128,12 @@ export class RunReconciler {
 
   /** The runs of the Jobs named so: the deleted ones' not settled yet, and the one that exists. */
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
-    const waits: number[] = [];
-    for (const gone of this.deleted.named(namespace, name)) {
-      const { requeueAfterMs } = await this.reconcileRun(gone.job, gone);
-      if (requeueAfterMs !== undefined) waits.push(requeueAfterMs);
-    }
-    const kubeJob = this.deps.caches.jobs.get(name, namespace);
-    if (kubeJob && !this.deleted.has(kubeJob)) {
-      const { requeueAfterMs } = await this.reconcileRun(kubeJob, undefined);
-      if (requeueAfterMs !== undefined) waits.push(requeueAfterMs);
-    }
-    return waits.length > 0 ? { requeueAfterMs: Math.min(...waits) } : {};
+    return this.deleted.reconcileNamed(
+      namespace,
+      name,
+      this.deps.caches.jobs.get(name, namespace),
+      (job, gone) => this.reconcileRun(job, gone),
+    );
   }
 
   /** One Job's run; `gone`: the Job was deleted, and this is what was last seen of it. */

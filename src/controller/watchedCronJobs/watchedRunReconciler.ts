@@ -85,17 +85,12 @@ export class WatchedRunReconciler {
   }
 
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
-    const waits: number[] = [];
-    for (const gone of this.deleted.named(namespace, name)) {
-      const { requeueAfterMs } = await this.reconcileRun(gone.job, gone);
-      if (requeueAfterMs !== undefined) waits.push(requeueAfterMs);
-    }
-    const kubeJob = this.deps.caches.jobs.get(name, namespace);
-    if (kubeJob && !this.deleted.has(kubeJob)) {
-      const { requeueAfterMs } = await this.reconcileRun(kubeJob, undefined);
-      if (requeueAfterMs !== undefined) waits.push(requeueAfterMs);
-    }
-    return waits.length > 0 ? { requeueAfterMs: Math.min(...waits) } : {};
+    return this.deleted.reconcileNamed(
+      namespace,
+      name,
+      this.deps.caches.jobs.get(name, namespace),
+      (job, gone) => this.reconcileRun(job, gone),
+    );
   }
 
   private async reconcileRun(kubeJob: V1Job, gone: DeletedJob | undefined): Promise<ReconcileResult> {
