@@ -8,7 +8,6 @@ import { singleQueryValue } from '../httpKit/queryParams';
 import { parseOrThrow, parsePathId, pathIdSchema } from '../httpKit/validate';
 import type { AccessAttributes } from '../kube/accessReviews';
 import { crNameForJobName } from '../kube/resources/names';
-import { CRONDECK_GROUP } from '../kube/resources/group';
 import type { Logger } from '../logging/logger';
 import { findJobOfExecution } from '../store/executions';
 import { listJobNamespaces } from '../store/jobs';
@@ -17,9 +16,11 @@ import {
   JOB_REQUESTS,
   type JobNeed,
   type JobTarget,
-  READ_JOB,
+  groupOf,
   jobAttributes,
   nonResourceAttributes,
+  READ_JOB,
+  readNeedOf,
   scheduledJobsAttributes,
 } from './accessRules';
 import { readBearerToken } from './bearerToken';
@@ -48,7 +49,8 @@ const createBodySchema = z.object({ namespace: namespaceSchema.nullish() });
  * - lists (`GET /api/jobs`, `/api/executions`, `/api/stats`): `list scheduledjobs`, everywhere or
  *   in the namespaces shown; the route shows only those (`listableNamespaces`);
  * - a creation: `create scheduledjobs` in its namespace;
- * - a request about one job (JOB_REQUESTS) or execution: its verb on the job's ScheduledJob;
+ * - a request about one job (JOB_REQUESTS) or execution: its verb on the job's ScheduledJob (a
+ *   watched CronJob's job: on the CronJob, its Jobs or its CronJobWatches, in `batch` for the first two);
  * - anything else: the request's path under `/crondeck`, as a non-resource URL (accessRules.ts).
  *
  * A review the API server could not answer in time rejects with ApiServerUnavailableError, which
@@ -71,7 +73,7 @@ export function kubernetesAuth(deps: KubernetesAuthDeps): Router {
   router.get('/executions', async (req, _res, next) => {
     const { jobId, namespace } = parseOrThrow(executionListQuerySchema, req.query);
     // One job's runs are that job's: reading it is what they need.
-    if (jobId !== undefined) await checks.job(caller(req), jobId, READ_JOB);
+    if (jobId !== undefined) await checks.job(caller(req), jobId, 'read');
     markChecked(req, jobId === undefined ? await checks.listable(caller(req), namespace ?? null) : null);
     next();
   });
@@ -89,9 +91,9 @@ export function kubernetesAuth(deps: KubernetesAuthDeps): Router {
     markChecked(req);
     next();
   });
-  for (const { method, path, need } of JOB_REQUESTS) {
-    router[method](path, async (req, _res, next) => {
-      await checks.job(caller(req), parsePathId(req.params), need);
+  for (const request of JOB_REQUESTS) {
+    router[request.method](request.path, async (req, _res, next) => {
+      await checks.job(caller(req), parsePathId(req.params), request);
       markChecked(req);
       next();
     });
@@ -162,30 +164,33 @@ class AccessChecks {
   }
 
   /**
-   * One of `need.verbs` on job `jobId`'s resource. Whether the job exists is told only to a caller
-   * who may see it (get it) or may get every job: anyone else gets the same 403 for a job that is
-   * not there as for one they may not see, naming no namespace.
+   * One of the verbs a request about job `jobId` needs on its resource (`read`: reading it, its runs):
+   * the request's `need` for a ScheduledJob's job, `watched` for a watched CronJob's. Whether the
+   * job exists is told only to a caller who may see it (get it) or may get every job: anyone else
+   * gets the same 403 for a job that is not there as for one they may not see, naming no namespace.
    */
-  async job(caller: Caller, jobId: number, need: JobNeed): Promise<void> {
+  async job(
+    caller: Caller,
+    jobId: number,
+    request: { need: JobNeed; watched: JobNeed } | 'read',
+  ): Promise<void> {
     const target = await this.targetOf(jobId);
-    const unseen = () =>
-      new HttpError(
-        403,
-        unseenMessage(caller.username, need.verbs[0]!, need.resource, CRONDECK_GROUP, `job ${jobId}`),
-      );
     if (!target) {
       // No such job: the route's 404 for one who could see any job, else the 403 of one not seen.
       if (await this.deps.reviewer.allowed(caller, scheduledJobsAttributes('get', null))) return;
-      throw unseen();
+      const asked = request === 'read' ? READ_JOB : request.need;
+      throw this.unseen(caller, asked, `job ${jobId}`);
     }
+    const read = readNeedOf(target);
+    const need = request === 'read' ? read : target.watched ? request.watched : request.need;
     for (const verb of need.verbs) {
       if (await this.deps.reviewer.allowed(caller, jobAttributes(need.resource, verb, target))) return;
     }
     // What is missing is said only to a caller who may see the job: anyone else learns nothing of it.
     const mayGet =
-      need !== READ_JOB &&
-      (await this.deps.reviewer.allowed(caller, jobAttributes('scheduledjobs', 'get', target)));
-    if (!mayGet) throw unseen();
+      need !== read &&
+      (await this.deps.reviewer.allowed(caller, jobAttributes(read.resource, 'get', target)));
+    if (!mayGet) throw this.unseen(caller, need, `job ${jobId}`);
     throw new HttpError(
       403,
       forbiddenMessage(caller.username, jobAttributes(need.resource, need.verbs[0]!, target)),
@@ -196,25 +201,36 @@ class AccessChecks {
   async execution(caller: Caller, executionId: number): Promise<void> {
     const jobId = await findJobOfExecution(this.deps.pool, executionId);
     const target = jobId === null ? null : await this.targetOf(jobId);
-    if (target && (await this.deps.reviewer.allowed(caller, jobAttributes('scheduledjobs', 'get', target))))
+    const read = target ? readNeedOf(target) : READ_JOB;
+    if (target && (await this.deps.reviewer.allowed(caller, jobAttributes(read.resource, 'get', target))))
       return;
     if (!target && (await this.deps.reviewer.allowed(caller, scheduledJobsAttributes('get', null)))) return;
-    throw new HttpError(
+    throw this.unseen(caller, read, `execution ${executionId}`);
+  }
+
+  /** The 403 of what the caller may not see or what is not there: the same words for both. */
+  private unseen(caller: Caller, need: JobNeed, what: string): HttpError {
+    const verb = need.verbs[0]!;
+    return new HttpError(
       403,
-      unseenMessage(caller.username, 'get', 'scheduledjobs', CRONDECK_GROUP, `execution ${executionId}`),
+      unseenMessage(caller.username, verb, need.resource, groupOf(need.resource), what),
     );
   }
 
   /**
-   * The job's ScheduledJob as RBAC names it: where it was written, or where the service writes it
-   * (its own namespace, the name the API name maps to) for a job not written yet.
+   * The job's resource as RBAC names it: a watched CronJob's job, the CronJob; else its ScheduledJob,
+   * where it was written, or where the service writes it (its own namespace, the name the API name
+   * maps to) for a job not written yet.
    */
   private async targetOf(jobId: number): Promise<JobTarget | null> {
     const found = await findJobResource(this.deps.pool, jobId);
     if (!found) return null;
+    if (found.cronJobName !== null && found.namespace !== null)
+      return { namespace: found.namespace, name: found.cronJobName, watched: true };
     return {
       namespace: found.namespace ?? this.deps.home,
       name: found.resourceName ?? crNameForJobName(found.name),
+      watched: false,
     };
   }
 }

@@ -149,12 +149,25 @@ export async function deleteJobForResource(
 export async function findJobResource(
   db: Queryable,
   jobId: number,
-): Promise<{ name: string; namespace: string | null; resourceName: string | null } | null> {
+): Promise<{
+  name: string;
+  namespace: string | null;
+  resourceName: string | null;
+  cronJobName: string | null;
+} | null> {
   const { rows } = await db.query<{
     name: string;
     resource_namespace: string | null;
     resource_name: string | null;
-  }>('SELECT name, resource_namespace, resource_name FROM jobs WHERE id = $1', [jobId]);
+    cron_job_name: string | null;
+  }>('SELECT name, resource_namespace, resource_name, cron_job_name FROM jobs WHERE id = $1', [jobId]);
   const row = rows[0];
-  return row ? { name: row.name, namespace: row.resource_namespace, resourceName: row.resource_name } : null;
+  return row
+    ? {
+        name: row.name,
+        namespace: row.resource_namespace,
+        resourceName: row.resource_name,
+        cronJobName: row.cron_job_name,
+      }
+    : null;
 }

@@ -115,6 +115,15 @@ export async function listWatchedJobs(db: Queryable, namespace: string): Promise
   return rows.map(toJob);
 }
 
+/** The namespaces that hold a watched CronJob's job a selection still holds. */
+export async function namespacesOfWatchedJobs(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ namespace: string }>(
+    `SELECT DISTINCT resource_namespace AS namespace FROM jobs
+      WHERE cron_job_name IS NOT NULL AND watched_by IS NOT NULL ORDER BY 1`,
+  );
+  return rows.map((row) => row.namespace);
+}
+
 /**
  * Stops watching a CronJob no selection holds any more: its row stays (and with it its runs, until
  * retention), switched off, so that the slot judge holds its slots rather than call them missed.

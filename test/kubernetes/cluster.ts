@@ -109,6 +109,8 @@ export async function runController(
     slotRunIntervalMs?: number;
     /** Secrets of its namespace no job may name (CRONDECK_OWN_SECRETS). */
     ownSecrets?: string[];
+    /** The namespace it watches (null: every one, as with CRONDECK_WATCH_NAMESPACE=*). */
+    watchNamespace?: string | null;
   } = {},
 ): Promise<RunningController & { logger: ReturnType<typeof createMemoryLogger> }> {
   const logger = createMemoryLogger();
@@ -116,7 +118,7 @@ export async function runController(
     env: readEnvironment({}),
     controllerEnv: {
       reportSecret: REPORT_SECRET,
-      watchNamespace: NAMESPACE,
+      watchNamespace: options.watchNamespace === undefined ? NAMESPACE : options.watchNamespace,
       homeNamespace: NAMESPACE,
       leaseNamespace: NAMESPACE,
       image: 'ghcr.io/crondeck/crondeck:test',

@@ -24,7 +24,9 @@ const describeOnPostgres = onPostgresServer ? describe : describe.skip;
 /**
  * Issue 40: run now and the toggle of a watched CronJob's job go to the CronJob itself, as
  * `kubectl create job --from=cronjob/…` and `kubectl patch cronjob … spec.suspend` would, with the
- * caller's own token under SERVICE_AUTH=kubernetes: what RBAC refuses them, the API refuses (403).
+ * caller's own token under SERVICE_AUTH=kubernetes. The API checks them first as RBAC would check
+ * those commands (`patch cronjobs`, `create jobs`, in `batch`): what RBAC refuses them, the API
+ * refuses (403) in the API server's words; what the cluster then refuses, it says so.
  */
 describeOnPostgres('run now and toggle of a watched CronJob, as the caller', () => {
   let emu: KubeEmulator;
@@ -60,10 +62,14 @@ describeOnPostgres('run now and toggle of a watched CronJob, as the caller', () 
   });
 
   it('suspends and resumes the CronJob with the caller’s token', async () => {
-    // The editor may not patch CronJobs yet: the cluster refuses their request.
-    const refused = await call(people.editor, 'PATCH', `/api/jobs/${jobId}/toggle`, { enabled: false });
-    expect(refused.status).toBe(403);
-    expect(refused.body.error).toMatch(/^the cluster refused the request made with your credentials: /);
+    // The planner may see the CronJob, not patch it: refused as the API server refuses `kubectl patch`.
+    const refused = await call(people.planner, 'PATCH', `/api/jobs/${jobId}/toggle`, { enabled: false });
+    expect(refused).toMatchObject({
+      status: 403,
+      body: {
+        error: `User "${people.planner.username}" cannot patch resource "cronjobs" in API group "batch" in the namespace "${NAMESPACE_A}"`,
+      },
+    });
     expect(cronJob().spec.suspend).toBe(false);
     expect((await call(people.admin, 'GET', `/api/jobs/${jobId}`)).body.enabled).toBe(true);
 
@@ -95,9 +101,21 @@ describeOnPostgres('run now and toggle of a watched CronJob, as the caller', () 
   }, 60_000);
 
   it('runs now as kubectl create job --from=cronjob does, with the caller’s token', async () => {
-    // The planner may ask for runs, but may not create Jobs: the cluster says no.
+    // The planner may ask for a ScheduledJob's runs, but may not create Jobs: no run of a CronJob.
     const refused = await call(people.planner, 'POST', `/api/jobs/${jobId}/run`);
-    expect(refused.status).toBe(403);
+    expect(refused).toMatchObject({
+      status: 403,
+      body: {
+        error: `User "${people.planner.username}" cannot create resource "jobs" in API group "batch" in the namespace "${NAMESPACE_A}"`,
+      },
+    });
+    // Who may not see the CronJob learns nothing of the job.
+    const unseen = await call(people.viewer, 'GET', `/api/jobs/${jobId}`);
+    expect(unseen).toMatchObject({ status: 403 });
+    expect(unseen.body.error).toContain('cannot get resource "cronjobs" in API group "batch" for job');
+    const unseenRuns = await call(people.viewer, 'GET', `/api/executions?jobId=${jobId}`);
+    expect(unseenRuns.status).toBe(403);
+    expect((await call(people.planner, 'GET', `/api/jobs/${jobId}`)).status).toBe(200);
     const manualJobs = () =>
       emu.objects('jobs', NAMESPACE_A).filter((j) => j.metadata.name.startsWith('backup-manual-'));
     expect(manualJobs()).toEqual([]);
@@ -177,5 +195,12 @@ describeOnPostgres('run now and toggle of a watched CronJob, as the caller', () 
     expect(runs).toEqual([
       expect.objectContaining({ status: 'success', trigger: 'backfill', scheduledAt: range.from }),
     ]);
+    // A run's output is its pod's log: who may not get the CronJob does not read it.
+    expect((await call(people.editor, 'GET', `/api/executions/${runs[0]!.id}`)).status).toBe(200);
+    const unseen = await call(people.viewer, 'GET', `/api/executions/${runs[0]!.id}`);
+    expect(unseen.status).toBe(403);
+    expect(unseen.body.error).toContain(
+      `cannot get resource "cronjobs" in API group "batch" for execution ${runs[0]!.id}`,
+    );
   }, 60_000);
 });

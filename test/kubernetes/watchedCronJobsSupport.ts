@@ -9,12 +9,18 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
  */
 export function plainCronJob(
   name: string,
-  options: { labels?: Record<string, string>; schedule?: string; command?: string; spec?: Obj } = {},
+  options: {
+    labels?: Record<string, string>;
+    schedule?: string;
+    command?: string;
+    spec?: Obj;
+    namespace?: string;
+  } = {},
 ): Obj {
   return {
     apiVersion: 'batch/v1',
     kind: 'CronJob',
-    metadata: { name, namespace: NAMESPACE, labels: options.labels ?? {} },
+    metadata: { name, namespace: options.namespace ?? NAMESPACE, labels: options.labels ?? {} },
     spec: {
       schedule: options.schedule ?? '0 3 * * *',
       timeZone: 'Europe/Berlin',
@@ -43,7 +49,7 @@ export function plainCronJob(
 export async function createCronJob(kc: KubeConfig, body: Obj): Promise<Obj> {
   return (await kc
     .makeApiClient(BatchV1Api)
-    .createNamespacedCronJob({ namespace: NAMESPACE, body })) as unknown as Obj;
+    .createNamespacedCronJob({ namespace: body.metadata?.namespace ?? NAMESPACE, body })) as unknown as Obj;
 }
 
 const WATCHES = {

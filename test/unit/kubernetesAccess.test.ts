@@ -10,7 +10,7 @@ import { forbiddenMessage, unseenMessage } from '../../src/auth/forbiddenMessage
 
 /** SERVICE_AUTH=kubernetes: what each request is checked on, and how a refusal reads. */
 describe('the access a request needs', () => {
-  const target = { namespace: 'team-a', name: 'nightly' };
+  const target = { namespace: 'team-a', name: 'nightly', watched: false };
 
   it('derives the verb of a non-resource request from its method, as the API server does', () => {
     expect(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map(nonResourceVerb)).toEqual([
@@ -86,6 +86,45 @@ describe('the access a request needs', () => {
     ]);
   });
 
+  it("checks each request about a watched CronJob's job on the CronJob, its Jobs, or the namespace's CronJobWatches", () => {
+    const watched = { namespace: 'team-a', name: 'db-dump', watched: true };
+    const checked = JOB_REQUESTS.map(({ method, path, watched: need }) => [
+      `${method.toUpperCase()} ${path}`,
+      need.verbs.map((verb) => jobAttributes(need.resource, verb, watched)),
+    ]);
+    const cronJob = (verb: string) => ({
+      kind: 'resource',
+      verb,
+      group: 'batch',
+      resource: 'cronjobs',
+      namespace: 'team-a',
+      name: 'db-dump',
+    });
+    // A run's Job is named when it is made: the namespace's Jobs, as `kubectl create job --from`.
+    const jobs = { kind: 'resource', verb: 'create', group: 'batch', resource: 'jobs', namespace: 'team-a' };
+    const watches = (verb: string) => ({
+      kind: 'resource',
+      verb,
+      group: 'crondeck.dev',
+      resource: 'cronjobwatches',
+      namespace: 'team-a',
+    });
+    expect(checked).toEqual([
+      // PUT and DELETE answer 409 naming the CronJob's owner to whoever may see the job.
+      ['GET /jobs/:id', [cronJob('get')]],
+      ['PUT /jobs/:id', [cronJob('get')]],
+      ['DELETE /jobs/:id', [cronJob('get')]],
+      ['PATCH /jobs/:id/toggle', [cronJob('patch')]],
+      ['POST /jobs/:id/run', [jobs]],
+      ['POST /jobs/:id/backfill', [jobs]],
+      ['GET /jobs/:id/slots', [cronJob('get')]],
+      ['GET /jobs/:id/alerts', [watches('get')]],
+      ['GET /jobs/:id/alerts/history', [watches('get')]],
+      ['PUT /jobs/:id/alerts', [watches('update')]],
+      ['DELETE /jobs/:id/alerts', [watches('update')]],
+    ]);
+  });
+
   it('checks lists and creations in a namespace, or in all of them', () => {
     expect(scheduledJobsAttributes('list', null)).toEqual({
       kind: 'resource',
@@ -104,7 +143,11 @@ describe('a refusal', () => {
   const user = 'system:serviceaccount:a:viewer';
 
   it('reads as the API server words its own', () => {
-    const run = jobAttributes('scheduledjobs/run', 'create', { namespace: 'a', name: 'nightly' });
+    const run = jobAttributes('scheduledjobs/run', 'create', {
+      namespace: 'a',
+      name: 'nightly',
+      watched: false,
+    });
     expect(forbiddenMessage(user, run)).toBe(
       'User "system:serviceaccount:a:viewer" cannot create resource "scheduledjobs/run" in API group "crondeck.dev" in the namespace "a"',
     );

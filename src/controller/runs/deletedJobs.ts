@@ -69,6 +69,17 @@ export class DeletedJobs {
     if (sameName?.size === 0) this.byName.delete(key);
   }
 
+  /** Lets go every deleted Job of the namespace (no longer watched); answers them. */
+  letGoNamespace(namespace: string): DeletedJob[] {
+    const gone: DeletedJob[] = [];
+    for (const [key, sameName] of this.byName) {
+      if (!key.startsWith(`${namespace}/`)) continue;
+      gone.push(...sameName.values());
+      this.byName.delete(key);
+    }
+    return gone;
+  }
+
   /** A pod was deleted: a deleted Job it belongs to keeps its final state. */
   podDeleted(pod: V1Pod): void {
     const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');

@@ -3,14 +3,18 @@ import type { Pool } from 'pg';
 import type { JobAlertsSync } from '../../alerts/alertConfigService';
 import type { Clock } from '../../domain/clock';
 import type { ClusterClient } from '../../kube/clusterClient';
+import type { CronJobWatch } from '../../kube/resources/cronJobWatch';
 import type { Logger } from '../../logging/logger';
 import { ClusterRunRecorder } from '../../scheduling/clusterRunRecorder';
 import type { ExecutionRecorder } from '../../scheduling/executionRecorder';
+import { namespacesOfWatchedJobs } from '../../store/watchedCronJobJobs';
+import type { CachedInformer } from '../runtime/informer';
 import type { ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
 import { CronJobWatchReconciler } from './cronJobWatchReconciler';
 import { LOG_READ_TIMEOUT_MS, LOG_TAIL_LINES, PodLogs } from './podLogs';
 import { warningsOf } from './runWarnings';
-import { startWatchedCronJobInformers, type WatchedCronJobInformers } from './watchedInformers';
+import { startWatchesInformer } from './watchedInformers';
+import { WatchedNamespaces } from './watchedNamespaces';
 import { WatchedRunReconciler } from './watchedRunReconciler';
 
 /**
@@ -40,49 +44,51 @@ export interface WatchedCronJobsDeps {
 
 /**
  * What the controller does for the CronJobs CronJobWatches select (issue 40, docs/watched-cronjobs.md):
- * its caches, the selection's reconciler and the runs' recorder, on the controller's work queue. Its
- * caches are waited for apart from the ScheduledJobs' (`startWhenSynced`), so that a cluster without
- * the CronJobWatch CRD, or the RBAC to read it, keeps its ScheduledJobs going.
+ * its caches, the selection's reconciler and the runs' recorder, on the controller's work queue.
+ * Only the CronJobWatches are watched everywhere; the CronJobs, Jobs and pods only in the
+ * namespaces that hold one (watchedNamespaces.ts). The caches are waited for apart from the
+ * ScheduledJobs' (`startWhenSynced`), so that a cluster without the CronJobWatch CRD, or the RBAC to
+ * read it, keeps its ScheduledJobs going.
  */
 export class WatchedCronJobs {
-  private readonly informers: WatchedCronJobInformers;
+  private readonly watches: CachedInformer<CronJobWatch>;
+  private readonly namespaces: WatchedNamespaces;
   private readonly selection: CronJobWatchReconciler;
   private readonly runs: WatchedRunReconciler;
   /**
-   * Whether the caches hold what exists: until then the work waits (a selection judged against a
-   * half-filled cache of CronJobs would stop watching those not listed yet).
+   * Whether the CronJobWatches are listed: until then the work waits (a namespace judged without
+   * its watches would stop watching its CronJobs).
    */
-  private cachesFilled = false;
+  private watchesListed = false;
   private stopped = false;
 
   constructor(private readonly deps: WatchedCronJobsDeps) {
     const { cluster, namespace, kubeConfig, logger, enqueue } = deps;
-    this.informers = startWatchedCronJobInformers(
-      { cluster, namespace, kubeConfig, logger },
-      {
-        watchChanged: (changed) => enqueue(`watch/${changed}/-`),
-        cronJobChanged: (changed, name) => enqueue(`cj/${changed}/${name}`),
-        jobChanged: (job, event) => {
-          if (event !== 'delete' || this.runs.jobDeleted(job)) this.enqueueRun(job.metadata);
-        },
-        podChanged: (pod, event) => {
-          if (event === 'delete') this.runs.podDeleted(pod);
-          const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');
-          if (owner) this.enqueueRun({ namespace: pod.metadata?.namespace, name: owner.name });
-        },
+    const informerDeps = { cluster, kubeConfig, logger };
+    this.watches = startWatchesInformer(informerDeps, namespace, (changed) => enqueue(`watch/${changed}/-`));
+    this.namespaces = new WatchedNamespaces(informerDeps, {
+      cronJobChanged: (changed, name) => enqueue(`cj/${changed}/${name}`),
+      jobChanged: (job, event) => {
+        if (event !== 'delete' || this.runs.jobDeleted(job)) this.enqueueRun(job.metadata);
       },
-    );
+      podChanged: (pod, event) => {
+        if (event === 'delete') this.runs.podDeleted(pod);
+        const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');
+        if (owner) this.enqueueRun({ namespace: pod.metadata?.namespace, name: owner.name });
+      },
+    });
+    const { cronJobs, jobs, pods } = this.namespaces;
     this.selection = new CronJobWatchReconciler({
       pool: deps.pool,
       cluster,
-      caches: { watches: this.informers.watches, cronJobs: this.informers.cronJobs },
+      caches: { watches: this.watches, cronJobs },
       alerts: deps.alerts,
       clock: deps.clock,
       logger,
     });
     this.runs = new WatchedRunReconciler({
       pool: deps.pool,
-      caches: this.informers,
+      caches: { watches: this.watches, cronJobs, jobs, pods },
       recorder: deps.recorder,
       skips: new ClusterRunRecorder(deps.recorder),
       logs: new PodLogs((podNamespace, pod, container) =>
@@ -95,55 +101,83 @@ export class WatchedCronJobs {
     });
   }
 
-  /** Resolves once every cache has listed what exists (tests wait for it). */
-  synced(): Promise<void> {
-    return this.informers.synced();
+  /** Resolves once the watches, and the caches of every namespace opened so far, hold what exists. */
+  async synced(): Promise<void> {
+    await this.watches.synced;
+    await this.namespaces.synced();
   }
 
-  /** The work starts once the caches are filled, with every namespace that holds a watch or a CronJob. */
+  /** The work starts once the CronJobWatches are listed, with every namespace there is to look at. */
   startWhenSynced(): void {
-    void this.informers.synced().then(() => {
+    void this.watches.synced.then(() => {
       if (this.stopped) return;
-      this.cachesFilled = true;
-      const { watches, cronJobs } = this.informers;
-      const namespaces = new Set(
-        [...watches.list(), ...cronJobs.list()].map((o) => o.metadata?.namespace ?? ''),
-      );
-      for (const namespace of namespaces) this.deps.enqueue(`watch/${namespace}/-`);
+      this.watchesListed = true;
+      return this.visitEveryNamespace();
     });
   }
 
   async reconcile(kind: WatchedKind, namespace: string, name: string): Promise<ReconcileResult> {
-    // Until the caches are filled the work waits: all of it is asked for then (startWhenSynced).
-    if (!this.cachesFilled) return {};
-    switch (kind) {
-      case 'watch':
-        await this.selection.reconcile(namespace);
-        this.reconcileRuns(namespace, null);
-        return {};
-      case 'wrun':
-        return this.runs.reconcile(namespace, name);
-      case 'cj':
-        // What is watched changed: the namespace's pass counts it in the watches' statuses, and
-        // the Jobs the CronJob made before are looked at again (their runs are recorded now).
-        if (await this.selection.reconcileCronJob(namespace, name)) {
-          this.deps.enqueue(`watch/${namespace}/-`);
-          this.reconcileRuns(namespace, name);
-        }
-        return {};
+    // Until the watches are listed the work waits: all of it is asked for then (startWhenSynced).
+    if (!this.watchesListed) return {};
+    if (kind === 'watch') return this.reconcileNamespace(namespace);
+    // Until the namespace's caches are filled, its pass waits for them and then does this too.
+    if (!this.namespaces.isFilled(namespace)) return {};
+    if (kind === 'wrun') return this.runs.reconcile(namespace, name);
+    // A CronJob changed: the namespace's pass counts it in the watches' statuses, and the Jobs
+    // the CronJob made before are looked at again (their runs are recorded now).
+    if (await this.selection.reconcileCronJob(namespace, name)) {
+      this.deps.enqueue(`watch/${namespace}/-`);
+      this.reconcileRuns(namespace, name);
     }
+    return {};
   }
 
   /** Every selection and Job again: a missed event cannot leave anything behind. */
   resync(): void {
-    for (const watch of this.informers.watches.list())
-      this.deps.enqueue(`watch/${watch.metadata?.namespace}/-`);
-    for (const job of this.informers.jobs.list()) this.enqueueRun(job.metadata);
+    if (this.watchesListed) void this.visitEveryNamespace();
+    for (const job of this.namespaces.jobs.list()) this.enqueueRun(job.metadata);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.informers.stop();
+    await this.watches.stop();
+    await this.namespaces.stop();
+  }
+
+  /**
+   * A namespace's CronJobWatches and CronJobs: its caches opened with its first watch (the pass
+   * waits for them to fill), its CronJobs watched as selected, its caches closed with its last.
+   */
+  private async reconcileNamespace(namespace: string): Promise<ReconcileResult> {
+    const holdsWatches = this.watches.list(namespace).length > 0;
+    const again = () => this.deps.enqueue(`watch/${namespace}/-`);
+    if (holdsWatches && !this.namespaces.ensureOpen(namespace, again)) return {};
+    await this.selection.reconcile(namespace);
+    if (holdsWatches) {
+      this.reconcileRuns(namespace, null);
+      return {};
+    }
+    // Its last watch went: its CronJobs are watched no more (above), and what was held for them goes.
+    this.runs.forgetNamespace(namespace, this.namespaces.pods.list(namespace));
+    await this.namespaces.close(namespace);
+    return {};
+  }
+
+  /**
+   * Asks for a pass of every namespace that holds a watch, and of every one whose CronJobs the
+   * database has as watched (a watch deleted while no controller led stops being obeyed there).
+   */
+  private async visitEveryNamespace(): Promise<void> {
+    const namespaces = new Set(this.watches.list().map((watch) => watch.metadata?.namespace ?? ''));
+    try {
+      for (const recorded of await namespacesOfWatchedJobs(this.deps.pool)) {
+        if (this.deps.namespace === null || recorded === this.deps.namespace) namespaces.add(recorded);
+      }
+    } catch (error) {
+      // The next resync asks again; the namespaces with a watch are looked at meanwhile.
+      this.deps.logger.warn('could not list the namespaces of watched CronJobs', { err: error });
+    }
+    for (const namespace of namespaces) this.deps.enqueue(`watch/${namespace}/-`);
   }
 
   /**
@@ -151,7 +185,7 @@ export class WatchedCronJobs {
    * after its Jobs were made has their runs recorded then. Those recorded already are skipped.
    */
   private reconcileRuns(namespace: string, cronJobName: string | null): void {
-    for (const job of this.informers.jobs.list(namespace)) {
+    for (const job of this.namespaces.jobs.list(namespace)) {
       const owner = job.metadata?.ownerReferences?.find((ref) => ref.kind === 'CronJob');
       if (owner && (cronJobName === null || owner.name === cronJobName)) this.enqueueRun(job.metadata);
     }

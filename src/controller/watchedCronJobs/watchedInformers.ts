@@ -14,41 +14,54 @@ const NOT_CRONDECKS = `${LABEL_MANAGED_BY}!=${MANAGED_BY_CRONDECK}`;
 /** The pods of Jobs (the Job controller labels each with its Job's UID) that are not Crondeck's. */
 const JOB_PODS_NOT_CRONDECKS = `batch.kubernetes.io/controller-uid,${NOT_CRONDECKS}`;
 
-type Event = 'add' | 'update' | 'delete';
+type CacheEvent = 'add' | 'update' | 'delete';
 
-export interface WatchedCronJobInformers {
-  watches: CachedInformer<CronJobWatch>;
-  /** Every CronJob of the watched namespaces that Crondeck did not make. */
-  cronJobs: CachedInformer<V1CronJob>;
-  /** Every Job of those namespaces that Crondeck did not make (a CronJob's Jobs carry no label of it). */
-  jobs: CachedInformer<V1Job>;
-  pods: CachedInformer<V1Pod>;
-  synced(): Promise<void>;
-  stop(): Promise<void>;
+export interface InformerDeps {
+  cluster: ClusterClient;
+  kubeConfig: KubeConfig;
+  logger: Logger;
 }
 
-/** The caches behind watched CronJobs (issue 40), and what each change asks to reconcile. */
-export function startWatchedCronJobInformers(
-  deps: { cluster: ClusterClient; namespace: string | null; kubeConfig: KubeConfig; logger: Logger },
-  changed: {
-    watchChanged: (namespace: string) => void;
-    cronJobChanged: (namespace: string, name: string) => void;
-    jobChanged: (job: V1Job, event: Event) => void;
-    podChanged: (pod: V1Pod, event: Event) => void;
-  },
-): WatchedCronJobInformers {
-  const { cluster, namespace, kubeConfig, logger } = deps;
-  const namespaceOf = (object: KubernetesObject) => object.metadata?.namespace ?? '';
-  const watches = startInformer<CronJobWatch>(
+/** The CronJobWatches of the controller's scope (`namespace`, or all when null). */
+export function startWatchesInformer(
+  { cluster, kubeConfig, logger }: InformerDeps,
+  namespace: string | null,
+  watchChanged: (namespace: string) => void,
+): CachedInformer<CronJobWatch> {
+  return startInformer<CronJobWatch>(
     kubeConfig,
     {
       resource: 'cronjobwatches',
       path: cluster.customPath('cronjobwatches', namespace),
       list: () => cluster.listCustom('cronjobwatches', namespace),
     },
-    (watch) => changed.watchChanged(namespaceOf(watch)),
+    (watch) => watchChanged(namespaceOf(watch)),
     logger,
   );
+}
+
+/** What one namespace holding a CronJobWatch is watched for: what Crondeck did not make. */
+export interface NamespaceInformers {
+  cronJobs: CachedInformer<V1CronJob>;
+  /** A CronJob's Jobs carry no label of it: every Job of the namespace that Crondeck did not make. */
+  jobs: CachedInformer<V1Job>;
+  pods: CachedInformer<V1Pod>;
+  synced: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface NamespaceChanges {
+  cronJobChanged: (namespace: string, name: string) => void;
+  jobChanged: (job: V1Job, event: CacheEvent) => void;
+  podChanged: (pod: V1Pod, event: CacheEvent) => void;
+}
+
+/** The CronJobs, Jobs and Job pods of one namespace, and what each change asks to reconcile. */
+export function startNamespaceInformers(
+  { cluster, kubeConfig, logger }: InformerDeps,
+  namespace: string,
+  changed: NamespaceChanges,
+): NamespaceInformers {
   const cronJobs = startInformer<V1CronJob>(
     kubeConfig,
     {
@@ -82,17 +95,18 @@ export function startWatchedCronJobInformers(
     changed.podChanged,
     logger,
   );
-  const all = [watches, cronJobs, jobs, pods];
+  const all = [cronJobs, jobs, pods];
   return {
-    watches,
     cronJobs,
     jobs,
     pods,
-    async synced() {
-      await Promise.all(all.map((informer) => informer.synced));
-    },
+    synced: Promise.all(all.map((informer) => informer.synced)).then(() => undefined),
     async stop() {
       await Promise.all(all.map((informer) => informer.stop()));
     },
   };
+}
+
+function namespaceOf(object: KubernetesObject): string {
+  return object.metadata?.namespace ?? '';
 }

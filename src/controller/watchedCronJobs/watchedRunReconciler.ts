@@ -48,8 +48,8 @@ const ROW_PENDING_MS = 1_000;
  * recorded (a history limit, `ttlSecondsAfterFinished`, Replace, by hand) is recorded as last seen.
  */
 export class WatchedRunReconciler {
-  /** Jobs recorded (or none of a watched CronJob's): skipped until deleted. */
-  private readonly settled = new Set<string>();
+  /** Jobs recorded (or none of a watched CronJob's), by UID, with their namespace: skipped until deleted. */
+  private readonly settled = new Map<string, string>();
   private readonly deleted = new DeletedJobs();
   /** Pods deleted while their Job was not recorded yet, by the Job's UID. */
   private readonly podsGone = new Map<string, Map<string, V1Pod>>();
@@ -82,6 +82,24 @@ export class WatchedRunReconciler {
     this.podsGone.set(owner.uid, (this.podsGone.get(owner.uid) ?? new Map<string, V1Pod>()).set(uid, pod));
     this.deleted.podDeleted(pod);
     this.deps.logs.podGone(uid);
+  }
+
+  /**
+   * The namespace is watched no more (its last CronJobWatch went, its caches with it): what was
+   * held for its runs goes, `pods` (its pods as cached) their logs read so far with it.
+   */
+  forgetNamespace(namespace: string, pods: readonly V1Pod[]): void {
+    for (const [uid, settledIn] of this.settled) if (settledIn === namespace) this.settled.delete(uid);
+    const podUids = new Set(pods.map((pod) => pod.metadata?.uid ?? ''));
+    for (const gone of this.deleted.letGoNamespace(namespace))
+      for (const uid of gone.pods.keys()) podUids.add(uid);
+    for (const [uid, podsGone] of this.podsGone) {
+      const first = podsGone.values().next().value;
+      if (first?.metadata?.namespace !== namespace) continue;
+      this.podsGone.delete(uid);
+      for (const podUid of podsGone.keys()) podUids.add(podUid);
+    }
+    this.deps.logs.forget(podUids);
   }
 
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
@@ -152,7 +170,7 @@ export class WatchedRunReconciler {
     const uid = kubeJob.metadata?.uid ?? '';
     this.podsGone.delete(uid);
     if (gone) this.deleted.letGo(gone);
-    else this.settled.add(uid);
+    else this.settled.set(uid, kubeJob.metadata?.namespace ?? '');
     return {};
   }
 

@@ -62,6 +62,13 @@ import { ServiceAccountTokens } from './serviceAccountTokens';
 import { Store } from './store';
 import { clone, type Obj } from './types';
 
+/** A watch a client holds open: its resource, namespace (null: every one) and label selector. */
+export interface OpenWatch {
+  resource: string;
+  namespace: string | null;
+  labelSelector: string;
+}
+
 export interface EmulatorOptions {
   /** Bearer token of the admin user (group system:masters). */
   adminToken?: string;
@@ -257,7 +264,13 @@ export class KubeEmulator implements ServerServices {
     this.counts.clear();
   }
 
-  private readonly openWatches = new Set<() => void>();
+  /** Each open watch's end, and what it watches. */
+  private readonly openWatches = new Map<() => void, OpenWatch>();
+
+  /** The watches open now: what a client keeps in its caches. */
+  watchesOpen(): OpenWatch[] {
+    return [...this.openWatches.values()];
+  }
 
   /**
    * Ends every open watch after the watch cache forgot its history: clients that re-watch from
@@ -267,7 +280,7 @@ export class KubeEmulator implements ServerServices {
     // Other writes moved the revision on while the cache was rebuilt.
     this.store.nextRv();
     this.store.forgetHistory();
-    for (const end of [...this.openWatches]) end();
+    for (const end of [...this.openWatches.keys()]) end();
   }
 
   /** Plays the CronJob controller for one scheduled time (controllers/cronjob.ts). */
@@ -533,7 +546,11 @@ export class KubeEmulator implements ServerServices {
           watch(this, ctx, res, {
             bookmarkLeadMs: this.opts.bookmarkLeadMs,
             track: (end) => {
-              this.openWatches.add(end);
+              this.openWatches.set(end, {
+                resource: info.resource,
+                namespace: info.namespace ?? null,
+                labelSelector: query.get('labelSelector') ?? '',
+              });
               return () => this.openWatches.delete(end);
             },
           });
