@@ -91,7 +91,8 @@ describe('the namespaces a controller watches for CronJobWatches', () => {
 
   it('watches the namespace of a CronJobWatch, and no other', async () => {
     await createCronJobWatch(kc, 'data-team', { selector: { matchLabels: labels } });
-    await until(() => namespacesWatched().length === 1, 'the namespace’s watches');
+    // The three watches open one by one: wait for all of them.
+    await until(() => watchedCronJobWatches().length === WATCHED_KINDS.length, 'the namespace’s watches');
     expect(
       watchedCronJobWatches()
         .map((open) => open.resource)
@@ -121,6 +122,7 @@ describe('the namespaces a controller watches for CronJobWatches', () => {
 
     await createCronJobWatch(kc, 'data-team-again', { selector: { matchLabels: labels } });
     await until(async () => (await watchedBy(NAMESPACE)) === 'data-team-again', 'watched again');
+    await until(() => watchedCronJobWatches().length === WATCHED_KINDS.length, 'the watches again');
     expect(namespacesWatched()).toEqual([NAMESPACE]);
     await until(async () => (await executionsOf(NAMESPACE)).length === 2, 'the run made meanwhile');
   }, 30_000);
