@@ -2,6 +2,7 @@ import {
   type CoreV1EventList,
   KubeConfig,
   type KubernetesListObject,
+  type KubernetesObject,
   type V1CronJob,
   type V1Job,
   type V1Pod,
@@ -137,9 +138,11 @@ export class ClusterClient {
   }
 
   listCronJobs(namespace: string | null, labelSelector: string): Promise<KubernetesListObject<V1CronJob>> {
-    return namespace
-      ? this.batch.listNamespacedCronJob({ namespace, labelSelector })
-      : this.batch.listCronJobForAllNamespaces({ labelSelector });
+    return inPages((page) =>
+      namespace
+        ? this.batch.listNamespacedCronJob({ namespace, labelSelector, ...page })
+        : this.batch.listCronJobForAllNamespaces({ labelSelector, ...page }),
+    );
   }
 
   createCronJob(namespace: string, body: V1CronJob): Promise<V1CronJob> {
@@ -163,9 +166,11 @@ export class ClusterClient {
   }
 
   listJobs(namespace: string | null, labelSelector: string): Promise<KubernetesListObject<V1Job>> {
-    return namespace
-      ? this.batch.listNamespacedJob({ namespace, labelSelector })
-      : this.batch.listJobForAllNamespaces({ labelSelector });
+    return inPages((page) =>
+      namespace
+        ? this.batch.listNamespacedJob({ namespace, labelSelector, ...page })
+        : this.batch.listJobForAllNamespaces({ labelSelector, ...page }),
+    );
   }
 
   /** With `dryRun`, the API server checks and admits the Job (RBAC, admission) and stores nothing. */
@@ -194,9 +199,11 @@ export class ClusterClient {
   }
 
   listPods(namespace: string | null, labelSelector: string): Promise<KubernetesListObject<V1Pod>> {
-    return namespace
-      ? this.core.listNamespacedPod({ namespace, labelSelector })
-      : this.core.listPodForAllNamespaces({ labelSelector });
+    return inPages((page) =>
+      namespace
+        ? this.core.listNamespacedPod({ namespace, labelSelector, ...page })
+        : this.core.listPodForAllNamespaces({ labelSelector, ...page }),
+    );
   }
 
   /** A container's last lines of log; null while the pod is on no node yet (a 204). */
@@ -268,4 +275,27 @@ export function clusterClientWithToken(base: KubeConfig, token: string, logger: 
     currentContext: 'caller',
   });
   return new ClusterClient(kubeConfig, logger);
+}
+
+/** How many objects one page of a list of CronJobs, Jobs or pods holds (client-go's informers ask 500). */
+export const LIST_PAGE_SIZE = 500;
+
+/**
+ * A whole list read page by page (`limit`, then each page's `continue` token), as client-go's
+ * informers list: all pages come from one snapshot, whose resourceVersion the first page carries
+ * (what a watch starts from). A namespace's 10,000 Jobs then never arrive as one response, whose
+ * text and the two copies its parsing makes would be held at once beside the cache.
+ */
+async function inPages<T extends KubernetesObject>(
+  page: (at: { limit: number; _continue?: string }) => Promise<KubernetesListObject<T>>,
+): Promise<KubernetesListObject<T>> {
+  const first = await page({ limit: LIST_PAGE_SIZE });
+  const items = first.items;
+  let next = first.metadata?._continue;
+  while (next) {
+    const more = await page({ limit: LIST_PAGE_SIZE, _continue: next });
+    for (const item of more.items) items.push(item);
+    next = more.metadata?._continue;
+  }
+  return { ...first, metadata: { ...first.metadata, _continue: undefined }, items };
 }

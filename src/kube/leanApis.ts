@@ -64,6 +64,9 @@ export async function send<T>(
 
 interface Listing {
   labelSelector?: string;
+  /** A page of at most `limit` items, from where `_continue` (the page before's token) says. */
+  limit?: number;
+  _continue?: string;
 }
 interface InNamespace {
   namespace: string;
@@ -86,16 +89,17 @@ export class LeanBatchV1Api {
   }
 
   listNamespacedCronJob(param: InNamespace & Listing): Promise<V1CronJobList> {
-    const { namespace, labelSelector } = param;
+    const { namespace, labelSelector, limit, _continue } = param;
     return send(
       this.configuration,
       this.requests.listNamespacedCronJob(
         namespace,
         undefined,
         undefined,
-        undefined,
+        _continue,
         undefined,
         labelSelector,
+        limit,
       ),
       (response) => this.responses.listNamespacedCronJobWithHttpInfo(response),
     );
@@ -104,7 +108,13 @@ export class LeanBatchV1Api {
   listCronJobForAllNamespaces(param: Listing): Promise<V1CronJobList> {
     return send(
       this.configuration,
-      this.requests.listCronJobForAllNamespaces(undefined, undefined, undefined, param.labelSelector),
+      this.requests.listCronJobForAllNamespaces(
+        undefined,
+        param._continue,
+        undefined,
+        param.labelSelector,
+        param.limit,
+      ),
       (response) => this.responses.listCronJobForAllNamespacesWithHttpInfo(response),
     );
   }
@@ -147,10 +157,18 @@ export class LeanBatchV1Api {
   }
 
   listNamespacedJob(param: InNamespace & Listing): Promise<V1JobList> {
-    const { namespace, labelSelector } = param;
+    const { namespace, labelSelector, limit, _continue } = param;
     return send(
       this.configuration,
-      this.requests.listNamespacedJob(namespace, undefined, undefined, undefined, undefined, labelSelector),
+      this.requests.listNamespacedJob(
+        namespace,
+        undefined,
+        undefined,
+        _continue,
+        undefined,
+        labelSelector,
+        limit,
+      ),
       (response) => this.responses.listNamespacedJobWithHttpInfo(response),
     );
   }
@@ -158,7 +176,13 @@ export class LeanBatchV1Api {
   listJobForAllNamespaces(param: Listing): Promise<V1JobList> {
     return send(
       this.configuration,
-      this.requests.listJobForAllNamespaces(undefined, undefined, undefined, param.labelSelector),
+      this.requests.listJobForAllNamespaces(
+        undefined,
+        param._continue,
+        undefined,
+        param.labelSelector,
+        param.limit,
+      ),
       (response) => this.responses.listJobForAllNamespacesWithHttpInfo(response),
     );
   }
@@ -211,10 +235,18 @@ export class LeanCoreV1Api {
   }
 
   listNamespacedPod(param: InNamespace & Listing): Promise<V1PodList> {
-    const { namespace, labelSelector } = param;
+    const { namespace, labelSelector, limit, _continue } = param;
     return send(
       this.configuration,
-      this.requests.listNamespacedPod(namespace, undefined, undefined, undefined, undefined, labelSelector),
+      this.requests.listNamespacedPod(
+        namespace,
+        undefined,
+        undefined,
+        _continue,
+        undefined,
+        labelSelector,
+        limit,
+      ),
       (response) => this.responses.listNamespacedPodWithHttpInfo(response),
     );
   }
@@ -222,7 +254,13 @@ export class LeanCoreV1Api {
   listPodForAllNamespaces(param: Listing): Promise<V1PodList> {
     return send(
       this.configuration,
-      this.requests.listPodForAllNamespaces(undefined, undefined, undefined, param.labelSelector),
+      this.requests.listPodForAllNamespaces(
+        undefined,
+        param._continue,
+        undefined,
+        param.labelSelector,
+        param.limit,
+      ),
       (response) => this.responses.listPodForAllNamespacesWithHttpInfo(response),
     );
   }
