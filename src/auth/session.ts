@@ -19,6 +19,12 @@ interface NamespaceAbilities {
   run: boolean;
   getAlerts: boolean;
   updateAlerts: boolean;
+  /** A watched CronJob's job is checked on the CronJob, as `kubectl` would be (accessRules.ts). */
+  getCronJobs: boolean;
+  patchCronJobs: boolean;
+  createJobs: boolean;
+  getCronJobWatches: boolean;
+  updateCronJobWatches: boolean;
 }
 
 /** `GET /api/session`, the dashboard's view of who it is and what it may do. */
@@ -48,6 +54,11 @@ const ABILITIES: Record<keyof NamespaceAbilities, { resource: JobResourceKind; v
   run: { resource: 'scheduledjobs/run', verbs: ['create'] },
   getAlerts: { resource: 'alertconfigs', verbs: ['get'] },
   updateAlerts: { resource: 'alertconfigs', verbs: ['update'] },
+  getCronJobs: { resource: 'cronjobs', verbs: ['get'] },
+  patchCronJobs: { resource: 'cronjobs', verbs: ['patch'] },
+  createJobs: { resource: 'jobs', verbs: ['create'] },
+  getCronJobWatches: { resource: 'cronjobwatches', verbs: ['get'] },
+  updateCronJobWatches: { resource: 'cronjobwatches', verbs: ['update'] },
 };
 
 const EVERYTHING: NamespaceAbilities = {
@@ -59,6 +70,11 @@ const EVERYTHING: NamespaceAbilities = {
   run: true,
   getAlerts: true,
   updateAlerts: true,
+  getCronJobs: true,
+  patchCronJobs: true,
+  createJobs: true,
+  getCronJobWatches: true,
+  updateCronJobWatches: true,
 };
 
 /**

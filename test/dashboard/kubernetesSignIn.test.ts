@@ -8,6 +8,7 @@ import type { KubeEmulator } from '../support/kube/emulator';
 import { eventually, startTestService, type TestService } from '../support/service';
 import type { ApiServerProxy } from '../kubernetes/apiServerProxy';
 import { REPORT_SECRET, runController, startCluster, until } from '../kubernetes/cluster';
+import { createCronJob, createCronJobWatch, plainCronJob } from '../kubernetes/watchedCronJobsSupport';
 import {
   asAdmin,
   callAs,
@@ -62,10 +63,11 @@ describeOnPostgresInBrowser('dashboard with SERVICE_AUTH=kubernetes', () => {
   let proxy: ApiServerProxy;
   let browser: Browser;
   let open: DashboardPage | undefined;
+  let cluster: Awaited<ReturnType<typeof startCluster>>;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const cluster = await startCluster();
+    cluster = await startCluster();
     emu = cluster.emu;
     people = await setUpPeople(emu);
     controller = await runController(cluster.kc, db);
@@ -447,6 +449,25 @@ describeOnPostgresInBrowser('dashboard with SERVICE_AUTH=kubernetes', () => {
     await dialog.getByLabel('Kubernetes token').fill(people.viewer.token);
     await dialog.getByRole('button', { name: 'Continue' }).click();
     await page.locator('#account-name').filter({ hasText: people.viewer.username }).waitFor();
+  });
+  it('offers a watched CronJob’s buttons by what the CronJob’s verbs allow', async () => {
+    await createCronJob(cluster.kc, plainCronJob('backup', { labels: { backup: 'yes' } }));
+    await createCronJobWatch(cluster.kc, 'backups', { selector: { matchLabels: { backup: 'yes' } } });
+    const name = `cronjob.${NAMESPACE_A}.backup`;
+    // The editor's Role: `create jobs` and `get cronjobs` in batch, no `patch cronjobs`, nothing on
+    // CronJobWatches. For a ScheduledJob's job every button is theirs (the tests above).
+    const page = await signInAs(people.editor);
+    const row = jobRow(page, name);
+    await row.waitFor({ timeout: 30_000 });
+    await eventually(async () => row.getByRole('button', { name: `Run ${name} now` }).isEnabled());
+    const why = (verb: string) =>
+      `Your Kubernetes role does not allow this in namespace “${NAMESPACE_A}” (${verb}).`;
+    expect(await row.getByRole('switch').isDisabled()).toBe(true);
+    expect(await row.getByRole('switch').getAttribute('title')).toBe(why('patch cronjobs'));
+    const alerts = row.getByRole('button', { name: `Alerts ${name}` });
+    expect(await alerts.isDisabled()).toBe(true);
+    expect(await alerts.getAttribute('title')).toBe(why('get cronjobwatches'));
+    expect(await jobRow(page, 'nightly').getByRole('switch').isEnabled()).toBe(true);
   });
 });
 

@@ -96,13 +96,14 @@ describe('a watched CronJob in the dashboard', () => {
     await page.locator('.job-ownership').waitFor();
     const backfill = page.getByRole('button', { name: 'Backfill…' });
     // Not refused for the CronJob's owner: what the session may do decides, as for any job (this
-    // local service's session knows no namespace `data`, which is why the button stays disabled).
+    // local service's session knows no namespace `data`, which is why the button stays disabled),
+    // by the CronJob's verbs: a backfill makes Jobs.
     const deadline = Date.now() + 10_000;
     while ((await backfill.getAttribute('title')) === null && Date.now() < deadline) {
       await page.waitForTimeout(50);
     }
     expect(await backfill.getAttribute('title')).toBe(
-      'Your Kubernetes role does not allow this in namespace “data” (create scheduledjobs/run).',
+      'Your Kubernetes role does not allow this in namespace “data” (create jobs).',
     );
   });
 });

@@ -581,6 +581,11 @@ describeOnPostgres('Kubernetes RBAC on the REST API', () => {
               run: false,
               getAlerts: true,
               updateAlerts: false,
+              getCronJobs: false,
+              patchCronJobs: false,
+              createJobs: false,
+              getCronJobWatches: false,
+              updateCronJobWatches: false,
             },
           },
           {
@@ -594,6 +599,11 @@ describeOnPostgres('Kubernetes RBAC on the REST API', () => {
               run: false,
               getAlerts: false,
               updateAlerts: false,
+              getCronJobs: false,
+              patchCronJobs: false,
+              createJobs: false,
+              getCronJobWatches: false,
+              updateCronJobWatches: false,
             },
           },
         ],
@@ -609,6 +619,13 @@ describeOnPostgres('Kubernetes RBAC on the REST API', () => {
         run: true,
         getAlerts: true,
         updateAlerts: true,
+        // A watched CronJob's job: the editor may read the CronJob and run it (create jobs), not
+        // suspend it (patch cronjobs) nor change the CronJobWatch its alerts come from.
+        getCronJobs: true,
+        patchCronJobs: false,
+        createJobs: true,
+        getCronJobWatches: false,
+        updateCronJobWatches: false,
       });
       expect(editor.pauseResume).toBe(true);
       expect((await call({}, 'GET', '/api/session')).status).toBe(401);
@@ -670,6 +687,11 @@ describeOnPostgres('Kubernetes RBAC on the REST API', () => {
         run: true,
         getAlerts: true,
         updateAlerts: true,
+        getCronJobs: true,
+        patchCronJobs: true,
+        createJobs: true,
+        getCronJobWatches: true,
+        updateCronJobWatches: true,
       };
       expect((await asHolder('GET', '/api/session')).body).toEqual({
         auth: 'token',

@@ -9,7 +9,7 @@ import { h, replaceChildren, setText } from './dom.js';
 import { durationChart } from './durationChart.js';
 import { executionsHash } from './executions.js';
 import { formatDateTime, formatDuration, formatRelative } from './format.js';
-import { may, whyNot } from './session.js';
+import { mayWithJob, whyNotWithJob } from './session.js';
 import { createSlotHistory } from './slotHistory.js';
 import { busy, permit, statusBadge, toast, updateStatusBadge } from './ui.js';
 import { backfillRefusal, watchedOrigin } from './watched.js';
@@ -72,7 +72,7 @@ export function createJobPageView(section, ctx) {
     class: 'btn btn-small btn-ghost',
     type: 'button',
     text: 'Edit alerts',
-    onclick: () => job && openAlertsDialog(job, { canChange: may(job.namespace, 'updateAlerts') }),
+    onclick: () => job && openAlertsDialog(job, { canChange: mayWithJob(job, 'updateAlerts') }),
   });
   const backfillButton = h('button', {
     class: 'btn btn-small btn-ghost',
@@ -157,7 +157,6 @@ export function createJobPageView(section, ctx) {
 
   /** The buttons of what the caller may do with the job (the session's `can` in its namespace). */
   function permitActions() {
-    const namespace = job?.namespace ?? null;
     const refusal = backfillRefusal(job);
     for (const [control, ability] of [
       [runButton, 'run'],
@@ -166,7 +165,7 @@ export function createJobPageView(section, ctx) {
       [resume, 'update'],
     ]) {
       if (refusal && control === backfillButton) permit(control, false, refusal);
-      else permit(control, may(namespace, ability), whyNot(namespace, ability));
+      else permit(control, mayWithJob(job, ability), whyNotWithJob(job, ability));
     }
   }
 
@@ -194,9 +193,9 @@ export function createJobPageView(section, ctx) {
     const policy = config?.policy;
     setText(
       policyText,
-      may(current.namespace, 'getAlerts')
+      mayWithJob(current, 'getAlerts')
         ? (describePolicy(policy) ?? 'No alert policy: every matching run alerts.')
-        : whyNot(current.namespace, 'getAlerts'),
+        : whyNotWithJob(current, 'getAlerts'),
     );
     replaceChildren(
       chartBox,
@@ -240,7 +239,7 @@ export function createJobPageView(section, ctx) {
       }
       if (id !== jobId) return;
       // Alerts are read only by those whose role lets them: for others they would answer 403.
-      const readsAlerts = may(current.namespace, 'getAlerts');
+      const readsAlerts = mayWithJob(current, 'getAlerts');
       const [config, executions, alerts] = await Promise.all([
         readsAlerts ? api.getAlerts(id) : null,
         api.listExecutions({ jobId: id, limit: CHART_RUNS }),

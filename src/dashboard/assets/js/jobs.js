@@ -6,7 +6,7 @@ import { formatDateTime, formatRelative, formatShort } from './format.js';
 import { openAlertsDialog } from './alerts.js';
 import { openJobForm } from './jobForm.js';
 import { chosenNamespace } from './namespaceChoice.js';
-import { creatableNamespaces, may, mayCreate, whyNot } from './session.js';
+import { creatableNamespaces, mayCreate, mayWithJob, whyNot, whyNotWithJob } from './session.js';
 import { createSlotStrip } from './slotStrip.js';
 import { createSlotStripLoader } from './slotStripLoader.js';
 import { busy, confirmDialog, keepFocus, permit, statusBadge, toast, updateStatusBadge } from './ui.js';
@@ -166,7 +166,7 @@ export function createJobsView(section, ctx) {
       class: 'btn btn-small btn-ghost',
       type: 'button',
       text: 'Alerts',
-      onclick: () => openAlertsDialog(row.job, { canChange: may(row.job.namespace, 'updateAlerts') }),
+      onclick: () => openAlertsDialog(row.job, { canChange: mayWithJob(row.job, 'updateAlerts') }),
     });
     const edit = h('button', {
       class: 'btn btn-small btn-ghost',
@@ -325,7 +325,7 @@ export function createJobsView(section, ctx) {
     const owner = ownedElsewhere(job);
     for (const [control, ability] of p.guarded) {
       if (owner && p.ownersOnly.includes(control)) permit(control, false, owner);
-      else permit(control, may(job.namespace, ability), whyNot(job.namespace, ability));
+      else permit(control, mayWithJob(job, ability), whyNotWithJob(job, ability));
     }
     setAttr(p.toggle, 'aria-label', `Enabled: ${job.name}`);
     setAttr(p.run, 'aria-label', `Run ${job.name} now`);

@@ -16,7 +16,38 @@ const ABILITY_RULES = {
   run: 'create scheduledjobs/run',
   getAlerts: 'get alertconfigs',
   updateAlerts: 'update alertconfigs',
+  getCronJobs: 'get cronjobs',
+  patchCronJobs: 'patch cronjobs',
+  createJobs: 'create jobs',
+  getCronJobWatches: 'get cronjobwatches',
+  updateCronJobWatches: 'update cronjobwatches',
 };
+
+/**
+ * What each ability takes for a watched CronJob's job (`source: cronjob`), which the service checks
+ * on the CronJob as `kubectl` would be checked (docs/api.md#access-in-a-cluster).
+ */
+const WATCHED_ABILITIES = {
+  get: 'getCronJobs',
+  update: 'patchCronJobs',
+  run: 'createJobs',
+  getAlerts: 'getCronJobWatches',
+  updateAlerts: 'updateCronJobWatches',
+};
+
+function abilityFor(job, ability) {
+  return job?.source === 'cronjob' ? (WATCHED_ABILITIES[ability] ?? ability) : ability;
+}
+
+/** Whether the caller may do `ability` with `job` (null: a job not loaded yet, as `may` with none). */
+export function mayWithJob(job, ability) {
+  return may(job?.namespace ?? null, abilityFor(job, ability));
+}
+
+/** Why a control of `job` is off (see `whyNot`). */
+export function whyNotWithJob(job, ability) {
+  return whyNot(job?.namespace ?? null, abilityFor(job, ability));
+}
 
 let current = null;
 let loading = null;
