@@ -322,6 +322,92 @@ export function describeRbac(harness: () => E2eHarness): void {
       });
     });
 
+    it('checks a watched CronJob’s job on the CronJob, as kubectl would be checked', async () => {
+      // A plain CronJob that a CronJobWatch selects (issue 40): it never fires in the test.
+      await h.api.batch.createNamespacedCronJob({
+        namespace: namespaceA,
+        body: {
+          apiVersion: 'batch/v1',
+          kind: 'CronJob',
+          metadata: { name: 'rbac-watched', labels: { 'crondeck-e2e/rbac': 'yes' } },
+          spec: {
+            schedule: '0 0 1 1 *',
+            jobTemplate: {
+              spec: {
+                template: {
+                  spec: {
+                    restartPolicy: 'Never',
+                    containers: [{ name: 'main', image: h.jobImage, command: ['sh', '-c', 'true'] }],
+                  },
+                },
+              },
+            },
+          },
+        },
+      });
+      await h.api.custom.createNamespacedCustomObject({
+        group: 'crondeck.dev',
+        version: 'v1alpha1',
+        plural: 'cronjobwatches',
+        namespace: namespaceA,
+        body: {
+          apiVersion: 'crondeck.dev/v1alpha1',
+          kind: 'CronJobWatch',
+          metadata: { name: 'rbac' },
+          spec: { selector: { matchLabels: { 'crondeck-e2e/rbac': 'yes' } } },
+        },
+      });
+      const name = `cronjob.${namespaceA}.rbac-watched`;
+      const watched = await wait(60_000, 'the watched job', async () => {
+        const listed = (await h.restAs(people.editor.token, 'GET', '/api/jobs')).body;
+        return ((Array.isArray(listed) ? listed : []) as Obj[]).find((job) => job.name === name);
+      });
+      const path = `/api/jobs/${watched.id}`;
+      // `view` grants `get cronjobs` (and, through Crondeck's aggregated role, its CronJobWatch);
+      // `edit` grants `patch cronjobs` and `create jobs` too.
+      expect(await statuses('GET', path)).toEqual(only({ viewer: 200, editor: 200 }));
+      expect(await statuses('GET', `${path}/alerts`)).toEqual(only({ viewer: 200, editor: 200 }));
+      expect(await statuses('PATCH', `${path}/toggle`, { enabled: false })).toEqual(only({ editor: 200 }));
+      expect((await h.restAs(people.editor.token, 'PATCH', `${path}/toggle`, { enabled: true })).status).toBe(
+        200,
+      );
+      // One whose Role grants ScheduledJobs but nothing in `batch` reads the editor's job, not this one.
+      const reader = await serviceAccountIdentity(h.api, namespaceA, 'scheduledjob-reader');
+      await createRole(h.api, namespaceA, 'scheduledjob-reader', [
+        { apiGroups: ['crondeck.dev'], resources: ['scheduledjobs'], verbs: ['get', 'list'] },
+      ]);
+      await bindInNamespace(h.api, namespaceA, reader, { role: 'scheduledjob-reader' });
+      await wait(30_000, 'the reader’s Role', async () =>
+        mayI(h.api, reader.token, {
+          group: 'crondeck.dev',
+          resource: 'scheduledjobs',
+          verb: 'get',
+          namespace: namespaceA,
+        }),
+      );
+      expect((await h.restAs(reader.token, 'GET', `/api/jobs/${jobA.id}`)).status).toBe(200);
+      const unseen = await h.restAs(reader.token, 'GET', path);
+      expect(unseen.status).toBe(403);
+      expect(unseen.body.error).toEqual(
+        expect.stringContaining(`cannot get resource "cronjobs" in API group "batch" for job ${watched.id}`),
+      );
+      // The runner may get the CronJob but not create Jobs: refused before any Job is made, in the
+      // API server's words.
+      const refused = await h.restAs(runner.token, 'POST', `${path}/run`);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toEqual(
+        expect.stringContaining(`cannot create resource "jobs" in API group "batch"`),
+      );
+      await h.api.custom.deleteNamespacedCustomObject({
+        group: 'crondeck.dev',
+        version: 'v1alpha1',
+        plural: 'cronjobwatches',
+        namespace: namespaceA,
+        name: 'rbac',
+      });
+      await h.api.batch.deleteNamespacedCronJob({ namespace: namespaceA, name: 'rbac-watched' });
+    });
+
     it('deletes for whoever may delete ScheduledJobs there, with their token', async () => {
       expect(await statuses('DELETE', `/api/jobs/${jobB.id}`)).toEqual(nobody);
       for (const person of ['viewer', 'outsider'] as const) {
