@@ -13,6 +13,7 @@ import { slotOfKubeJob } from '../runs/jobSlot';
 import type { ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
 import type { PodLogs } from './podLogs';
 import { selectCronJobs } from './selection';
+import { keepMetadataOnly } from './settledJobs';
 import { type RunWarning, watchedAttempts } from './watchedAttempts';
 
 export interface WatchedRunReconcilerDeps {
@@ -114,7 +115,10 @@ export class WatchedRunReconciler {
   private async reconcileRun(kubeJob: V1Job, gone: DeletedJob | undefined): Promise<ReconcileResult> {
     const uid = kubeJob.metadata?.uid ?? '';
     const namespace = kubeJob.metadata?.namespace ?? '';
-    if (this.settled.has(uid)) return {};
+    if (this.settled.has(uid)) {
+      if (!gone) keepMetadataOnly(kubeJob, this.deps.caches);
+      return {};
+    }
     const cronJobName = this.watchedCronJobOf(kubeJob);
     if (cronJobName === null) return gone ? this.settle(kubeJob, gone) : {};
     const job = await findWatchedJob(this.deps.pool, namespace, cronJobName);
@@ -170,7 +174,10 @@ export class WatchedRunReconciler {
     const uid = kubeJob.metadata?.uid ?? '';
     this.podsGone.delete(uid);
     if (gone) this.deleted.letGo(gone);
-    else this.settled.set(uid, kubeJob.metadata?.namespace ?? '');
+    else {
+      this.settled.set(uid, kubeJob.metadata?.namespace ?? '');
+      keepMetadataOnly(kubeJob, this.deps.caches);
+    }
     return {};
   }
 
