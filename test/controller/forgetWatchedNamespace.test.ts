@@ -1,4 +1,4 @@
-import type { KubernetesObject, ObjectCache, V1CronJob, V1Job, V1Pod } from '@kubernetes/client-node';
+import type { V1CronJob, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { Pool } from 'pg';
 import { DeletedJobs } from '../../src/controller/runs/deletedJobs';
 import type { PodLogs } from '../../src/controller/watchedCronJobs/podLogs';
@@ -7,16 +7,7 @@ import type { CronJobWatch } from '../../src/kube/resources/cronJobWatch';
 import type { ClusterRunRecorder } from '../../src/scheduling/clusterRunRecorder';
 import type { ExecutionRecorder } from '../../src/scheduling/executionRecorder';
 import { createMemoryLogger } from '../support/memoryLogger';
-
-/** A cache holding `objects` as the informers' would. */
-function cacheOf<T extends KubernetesObject>(objects: T[]): ObjectCache<T> {
-  return {
-    get: (name, namespace) =>
-      objects.find((o) => o.metadata?.name === name && o.metadata?.namespace === namespace),
-    list: (namespace) =>
-      objects.filter((o) => namespace === undefined || o.metadata?.namespace === namespace),
-  };
-}
+import { cacheOf } from './support/objectCaches';
 
 function kubeJob(namespace: string, name: string, uid: string): V1Job {
   return {

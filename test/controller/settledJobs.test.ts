@@ -1,14 +1,6 @@
-import type { KubernetesObject, ObjectCache, V1Job, V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { keepMetadataOnly } from '../../src/controller/watchedCronJobs/settledJobs';
-
-function cacheOf<T extends KubernetesObject>(objects: T[]): ObjectCache<T> {
-  return {
-    get: (name, namespace) =>
-      objects.find((o) => o.metadata?.name === name && o.metadata?.namespace === namespace),
-    list: (namespace) =>
-      objects.filter((o) => namespace === undefined || o.metadata?.namespace === namespace),
-  };
-}
+import { cacheOf } from './support/objectCaches';
 
 const job = (namespace: string, name: string, uid: string): V1Job => ({
   metadata: {
