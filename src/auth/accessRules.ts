@@ -118,6 +118,17 @@ export function scheduledJobsAttributes(verb: string, namespace: string | null):
   };
 }
 
+/** `verb` on CronJobs of `namespace`, or of every one when null: a list's watched CronJobs' jobs. */
+export function cronJobsAttributes(verb: string, namespace: string | null): AccessAttributes {
+  return {
+    kind: 'resource',
+    verb,
+    group: groupOf('cronjobs'),
+    resource: 'cronjobs',
+    ...(namespace === null ? {} : { namespace }),
+  };
+}
+
 /** `verb` on a job resource in `namespace` (the session's questions). */
 export function namespaceAttributes(
   resource: JobResourceKind,

@@ -13,6 +13,7 @@ import { findJobOfExecution } from '../store/executions';
 import { listJobNamespaces } from '../store/jobs';
 import { findJobResource } from '../store/resourceJobs';
 import {
+  cronJobsAttributes,
   JOB_REQUESTS,
   type JobNeed,
   type JobTarget,
@@ -25,7 +26,7 @@ import {
 } from './accessRules';
 import { readBearerToken } from './bearerToken';
 import { forbiddenMessage, unseenMessage } from './forbiddenMessages';
-import { callerOf, markChecked, setCaller, wasChecked } from './requestCaller';
+import { callerOf, type ListScope, markChecked, setCaller, wasChecked } from './requestCaller';
 import type { Reviewer } from './reviewer';
 
 export interface KubernetesAuthDeps {
@@ -47,7 +48,8 @@ const createBodySchema = z.object({ namespace: namespaceSchema.nullish() });
  *
  * - who: a TokenReview of the token (401 without one it accepts);
  * - lists (`GET /api/jobs`, `/api/executions`, `/api/stats`): `list scheduledjobs`, everywhere or
- *   in the namespaces shown; the route shows only those (`listableNamespaces`);
+ *   in the namespaces shown, and `list cronjobs` for watched CronJobs' jobs; the route shows only
+ *   those (`listableNamespaces`);
  * - a creation: `create scheduledjobs` in its namespace;
  * - a request about one job (JOB_REQUESTS) or execution: its verb on the job's ScheduledJob (a
  *   watched CronJob's job: on the CronJob, its Jobs or its CronJobWatches, in `batch` for the first two);
@@ -142,25 +144,33 @@ class AccessChecks {
   }
 
   /**
-   * The namespaces a list shows: null for every one (the caller may list ScheduledJobs in all
-   * namespaces), else those of `asked` or, without it, those of the jobs there are and the service's
-   * own in which they may. 403 when that is none.
+   * What a list shows: the jobs of every namespace when the caller may list ScheduledJobs in all,
+   * else of `asked` or, without it, of those (among the namespaces that hold jobs and the service's
+   * own) where they may; 403 when that is none. Watched CronJobs' jobs alike, where they may list
+   * CronJobs (as `kubectl get cronjobs`), never a 403 for those.
    */
-  async listable(caller: Caller, asked: string | null): Promise<readonly string[] | null> {
+  async listable(caller: Caller, asked: string | null): Promise<ListScope> {
     const { reviewer, pool, home } = this.deps;
+    const may = (attributes: AccessAttributes) => reviewer.allowed(caller, attributes);
     if (asked !== null) {
       await this.require(caller, scheduledJobsAttributes('list', asked));
-      return [asked];
+      return { namespaces: [asked], watched: (await may(cronJobsAttributes('list', asked))) ? [asked] : [] };
     }
     const everywhere = scheduledJobsAttributes('list', null);
-    if (await reviewer.allowed(caller, everywhere)) return null;
+    const [jobsEverywhere, cronJobsEverywhere] = await Promise.all([
+      may(everywhere),
+      may(cronJobsAttributes('list', null)),
+    ]);
+    if (jobsEverywhere && cronJobsEverywhere) return { namespaces: null, watched: null };
     const candidates = [...new Set([home, ...(await listJobNamespaces(pool, home))])];
-    const decisions = await Promise.all(
-      candidates.map((namespace) => reviewer.allowed(caller, scheduledJobsAttributes('list', namespace))),
-    );
-    const listable = candidates.filter((_, i) => decisions[i]);
-    if (listable.length === 0) throw new HttpError(403, forbiddenMessage(caller.username, everywhere));
-    return listable;
+    const where = async (allowed: (namespace: string) => AccessAttributes) => {
+      const decisions = await Promise.all(candidates.map((namespace) => may(allowed(namespace))));
+      return candidates.filter((_, i) => decisions[i]);
+    };
+    const namespaces = jobsEverywhere ? null : await where((ns) => scheduledJobsAttributes('list', ns));
+    if (namespaces?.length === 0) throw new HttpError(403, forbiddenMessage(caller.username, everywhere));
+    const watched = cronJobsEverywhere ? null : await where((ns) => cronJobsAttributes('list', ns));
+    return { namespaces, watched };
   }
 
   /**

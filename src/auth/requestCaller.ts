@@ -11,8 +11,17 @@ interface RequestAccess {
   caller: Caller;
   /** Whether a check of this request passed (the non-resource check is for those none took). */
   checked: boolean;
-  /** A list's namespaces, when the caller may not list every one. */
-  listable: readonly string[] | null;
+  /** What a list shows, when the caller may not list everything. */
+  listable: ListScope | null;
+}
+
+/**
+ * The namespaces a list shows: those whose jobs (the caller may list ScheduledJobs there), and
+ * those whose watched CronJobs' jobs (they may list CronJobs there); null for every namespace.
+ */
+export interface ListScope {
+  namespaces: readonly string[] | null;
+  watched: readonly string[] | null;
 }
 
 const ACCESS = new WeakMap<IncomingMessage, RequestAccess>();
@@ -26,7 +35,7 @@ export function callerOf(req: IncomingMessage): Caller | null {
   return ACCESS.get(req)?.caller ?? null;
 }
 
-export function markChecked(req: IncomingMessage, listable: readonly string[] | null = null): void {
+export function markChecked(req: IncomingMessage, listable: ListScope | null = null): void {
   const access = ACCESS.get(req);
   if (!access) throw new Error('a request was checked before its caller was known');
   access.checked = true;
@@ -38,9 +47,9 @@ export function wasChecked(req: IncomingMessage): boolean {
 }
 
 /**
- * The namespaces a list may show: those the caller may list, or null when there is no such limit
- * (they may list every namespace, or the service has no Kubernetes auth).
+ * What a list may show (ListScope), or null when there is no limit (the caller may list everything,
+ * or the service has no Kubernetes auth).
  */
-export function listableNamespaces(req: IncomingMessage): readonly string[] | null {
+export function listableNamespaces(req: IncomingMessage): ListScope | null {
   return ACCESS.get(req)?.listable ?? null;
 }

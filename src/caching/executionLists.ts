@@ -26,8 +26,9 @@ export class ExecutionLists {
     freshness: ReadFreshness = 'current',
   ): Promise<Buffer> {
     // A page of some namespaces' runs is another page (the namespaces a caller may list).
+    const listed = (shown: readonly string[] | null) => (shown === null ? '*' : shown.join(','));
     const namespaces = query.namespaces
-      ? `/${query.namespaces.home ?? ''}:${query.namespaces.namespaces.join(',')}`
+      ? `/${query.namespaces.home ?? ''}:${listed(query.namespaces.namespaces)}:${listed(query.namespaces.watchedNamespaces)}`
       : '';
     const key = `${query.jobId ?? ''}/${query.status ?? ''}/${query.limit}${namespaces}`;
     return this.renders.get(

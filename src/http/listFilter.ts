@@ -13,12 +13,17 @@ const namespaceQuerySchema = z.object({ namespace: namespaceQueryParam });
 
 /**
  * The namespaces a list shows: those the request asks for (`?namespace=`), of those its caller
- * may list (SERVICE_AUTH=kubernetes: auth/kubernetesAuth.ts found them); null for a list of
- * everything. `home`: the namespace a job not written to one yet is in (NamespaceFilter).
+ * may list (SERVICE_AUTH=kubernetes: auth/kubernetesAuth.ts found them, apart for watched
+ * CronJobs' jobs); null for a list of everything. `home`: the namespace a job not written to one
+ * yet is in (NamespaceFilter).
  */
 export function listFilterOf(req: Request, home: string | null): NamespaceFilter | null {
   const { namespace } = parseOrThrow(namespaceQuerySchema, req.query);
-  const listable = listableNamespaces(req);
-  if (namespace === undefined) return listable === null ? null : { namespaces: listable, home };
-  return { namespaces: listable === null || listable.includes(namespace) ? [namespace] : [], home };
+  const scope = listableNamespaces(req) ?? { namespaces: null, watched: null };
+  const asked = (shown: readonly string[] | null): readonly string[] | null => {
+    if (namespace === undefined) return shown;
+    return shown === null || shown.includes(namespace) ? [namespace] : [];
+  };
+  const filter = { namespaces: asked(scope.namespaces), watchedNamespaces: asked(scope.watched), home };
+  return filter.namespaces === null && filter.watchedNamespaces === null ? null : filter;
 }

@@ -317,7 +317,7 @@ export async function listExecutions(
     conditions.push(`status <> 'running'`);
   }
   if (query.namespaces) {
-    const inNamespaces = namespaceCondition('j.resource_namespace', query.namespaces, values);
+    const inNamespaces = namespaceCondition('j', query.namespaces, values);
     conditions.push(`job_id IN (SELECT j.id FROM jobs j WHERE ${inNamespaces})`);
     name += '_in_namespaces';
   }
@@ -411,7 +411,7 @@ export async function countRecentOutcomes(
 ): Promise<{ successes: number; failures: number }> {
   const values: unknown[] = [since];
   const inNamespaces = filter
-    ? `AND job_id IN (SELECT j.id FROM jobs j WHERE ${namespaceCondition('j.resource_namespace', filter, values)})`
+    ? `AND job_id IN (SELECT j.id FROM jobs j WHERE ${namespaceCondition('j', filter, values)})`
     : '';
   const { rows } = await db.query<{ successes: number; failures: number }>(
     `SELECT (count(*) FILTER (WHERE status = 'success'))::int AS successes,

@@ -506,7 +506,7 @@ export async function countJobs(
   filter: NamespaceFilter | null = null,
 ): Promise<{ total: number; enabled: number }> {
   const values: unknown[] = [];
-  const where = filter ? `WHERE ${namespaceCondition('resource_namespace', filter, values)}` : '';
+  const where = filter ? `WHERE ${namespaceCondition('', filter, values)}` : '';
   const { rows } = await db.query<{ total: number; enabled: number }>(
     `SELECT count(*)::int AS total,
        (count(*) FILTER (WHERE enabled AND suspended_reason IS NULL))::int AS enabled FROM jobs ${where}`,

@@ -81,10 +81,11 @@ describeOnPostgres('the cluster reviews behind SERVICE_AUTH=kubernetes', () => {
     for (let i = 0; i < 20; i++) expect((await call(viewer, 'GET', `/api/jobs/${jobId}`)).status).toBe(200);
     expect(proxy.reviews('tokenreviews')).toHaveLength(1);
     expect(proxy.reviews('subjectaccessreviews')).toHaveLength(1);
-    // The list: `list` everywhere (denied) and in the one namespace with jobs, once.
+    // The list: `list scheduledjobs`, and `list cronjobs` (watched CronJobs' jobs), everywhere
+    // (denied) and in the one namespace with jobs, once each.
     for (let i = 0; i < 20; i++) expect((await call(viewer, 'GET', '/api/jobs')).status).toBe(200);
     expect(proxy.reviews('tokenreviews')).toHaveLength(1);
-    expect(proxy.reviews('subjectaccessreviews')).toHaveLength(3);
+    expect(proxy.reviews('subjectaccessreviews')).toHaveLength(5);
     // Requests that arrive together with a token not reviewed yet share one review.
     const again = await freshToken('viewer');
     const answers = await Promise.all(

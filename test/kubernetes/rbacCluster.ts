@@ -39,7 +39,7 @@ const EDITOR_RULES: Rule[] = [
   crondeck(['scheduledjobs/run'], ['create']),
   crondeck(['alertconfigs'], ['get', 'update']),
   batch(['jobs'], ['create', 'delete']),
-  batch(['cronjobs'], ['get']),
+  batch(['cronjobs'], ['get', 'list']),
 ];
 
 /** May ask for runs (`scheduledjobs/run`) but may not create the Jobs they are: the cluster says no. */

@@ -195,6 +195,28 @@ describeOnPostgres('run now and toggle of a watched CronJob, as the caller', () 
     expect(runs).toEqual([
       expect.objectContaining({ status: 'success', trigger: 'backfill', scheduledAt: range.from }),
     ]);
+    // Lists show a watched CronJob's job, and its runs, where one may list CronJobs (as `kubectl get
+    // cronjobs`): the editor may, the viewer (ScheduledJobs only) may not.
+    const names = async (person: Person, path: string) => {
+      const listed = await call(person, 'GET', path);
+      expect({ path, status: listed.status }).toEqual({ path, status: 200 });
+      return (listed.body as Obj[]).map((job) => job.name as string).sort();
+    };
+    const watchedNames = ['cronjob.' + NAMESPACE_A + '.backup', 'cronjob.' + NAMESPACE_A + '.reindex'];
+    for (const path of ['/api/jobs', `/api/jobs?namespace=${NAMESPACE_A}`]) {
+      const editors = await names(people.editor, path);
+      expect(editors).toEqual(expect.arrayContaining(watchedNames));
+      expect(await names(people.viewer, path)).toEqual(
+        editors.filter((name) => !watchedNames.includes(name)),
+      );
+    }
+    const runIds = async (person: Person) =>
+      ((await call(person, 'GET', '/api/executions')).body as Obj[]).map((run) => run.id as number);
+    expect(await runIds(people.editor)).toContain(runs[0]!.id);
+    expect(await runIds(people.viewer)).not.toContain(runs[0]!.id);
+    const totalJobs = async (person: Person) =>
+      (await call(person, 'GET', '/api/stats')).body.totalJobs as number;
+    expect((await totalJobs(people.editor)) - (await totalJobs(people.viewer))).toBe(watchedNames.length);
     // A run's output is its pod's log: who may not get the CronJob does not read it.
     expect((await call(people.editor, 'GET', `/api/executions/${runs[0]!.id}`)).status).toBe(200);
     const unseen = await call(people.viewer, 'GET', `/api/executions/${runs[0]!.id}`);

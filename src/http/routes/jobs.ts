@@ -10,6 +10,7 @@ import { JobListBodies } from '../../caching/jobListBody';
 import { jobListPageOf, pageOfJobs, sendJsonParts } from './jobList';
 import { callerOf } from '../../auth/requestCaller';
 import { listFilterOf } from '../listFilter';
+import { passesNamespaceFilter } from '../../store/namespaceFilter';
 
 const toggleSchema = z.strictObject(
   { enabled: z.boolean({ error: 'is required and must be true or false' }) },
@@ -84,8 +85,12 @@ export function jobsRouter(jobs: JobService, home: string | null = null): Router
     const filter = listFilterOf(req, home);
     if (filter) {
       // Some namespaces' jobs: read for this request (the kept rendering is the whole list).
-      const shown = new Set(filter.namespaces);
-      const views = (await jobs.list()).filter((view) => shown.has(view.namespace ?? home ?? ''));
+      const views = (await jobs.list()).filter((view) =>
+        passesNamespaceFilter(filter, {
+          namespace: view.namespace ?? null,
+          watched: view.cronJob !== undefined,
+        }),
+      );
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.send(renderJobList(page ? pageOfJobs(views, page) : views));
       return;
