@@ -42,8 +42,11 @@ export class WatchedNamespaces {
   ensureOpen(namespace: string, filled: () => void): boolean {
     const known = this.open.get(namespace);
     if (known) return known.filled;
-    const opened = { filled: false } as OpenNamespace;
-    opened.informers = startNamespaceInformers(this.deps, namespace, this.passedOnOnceFilled(opened));
+    const changes = this.passedOnOnceFilled(() => opened.filled);
+    const opened: OpenNamespace = {
+      informers: startNamespaceInformers(this.deps, namespace, changes),
+      filled: false,
+    };
     this.open.set(namespace, opened);
     void opened.informers.synced.then(() => {
       // Closed meanwhile (its last watch went before the first lists were in): nothing to say.
@@ -80,12 +83,12 @@ export class WatchedNamespaces {
    * otherwise ask for every CronJob and Job one by one, and each CronJob newly selected for the
    * whole namespace's pass again: the pass that follows the fill (`filled`) looks at all of it once.
    */
-  private passedOnOnceFilled(opened: OpenNamespace): NamespaceChanges {
+  private passedOnOnceFilled(filled: () => boolean): NamespaceChanges {
     const { cronJobChanged, jobChanged, podChanged } = this.changed;
     return {
-      cronJobChanged: (namespace, name) => opened.filled && cronJobChanged(namespace, name),
-      jobChanged: (job, event) => opened.filled && jobChanged(job, event),
-      podChanged: (pod, event) => opened.filled && podChanged(pod, event),
+      cronJobChanged: (namespace, name) => filled() && cronJobChanged(namespace, name),
+      jobChanged: (job, event) => filled() && jobChanged(job, event),
+      podChanged: (pod, event) => filled() && podChanged(pod, event),
     };
   }
 

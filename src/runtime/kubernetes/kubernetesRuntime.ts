@@ -227,7 +227,7 @@ export class KubernetesRuntime implements Runtime {
   /** The CronJob of a job's ScheduledJob, read as `by`; a conflict while the controller has not made it. */
   private async cronJobOf(job: Job, by: Caller | null): Promise<{ namespace: string; cronJob: V1CronJob }> {
     // A watched CronJob's job (issue 40) is its CronJob's; a ScheduledJob's, the one the controller makes.
-    const resource = await resourceOfJob(this.options.pool, job.id);
+    const resource = job.cronJob ? null : await resourceOfJob(this.options.pool, job.id);
     const where = job.cronJob
       ? { namespace: job.cronJob.namespace, name: job.cronJob.name }
       : resource && { namespace: resource.namespace, name: cronJobNameFor(resource.name) };
