@@ -119,7 +119,11 @@ describeOnPostgresInBrowser('dashboard with SERVICE_AUTH=kubernetes', () => {
     const dialog = page.getByRole('dialog', SIGN_IN);
     await dialog.getByLabel('Kubernetes token').fill(person.token);
     await dialog.getByRole('button', { name: 'Continue' }).click();
-    await dialog.waitFor({ state: 'detached' });
+    await dialog.waitFor({ state: 'detached' }).catch(async (error: Error) => {
+      // A dialog still open says why (a refusal, a review that failed): the failure says it too.
+      const said = await dialog.getByRole('alert').allTextContents().catch(() => []);
+      throw new Error(`${error.message}\nThe sign-in dialog said: ${said.join(' ') || '(nothing)'}`);
+    });
     await page.locator('#account-name').filter({ hasText: person.username }).waitFor();
     return page;
   }

@@ -218,8 +218,11 @@ export async function serveWithKubernetesAuth(
 ): Promise<{ service: RunningService; proxy: ApiServerProxy }> {
   const proxy = await ApiServerProxy.start(emu.url);
   try {
+    // Reviews get ten seconds: on a loaded two-core CI machine (a browser, the emulator and the
+    // controller in one process) a session's reviews have taken over a second. The tests of the
+    // timeout set their own (kubernetesAuthReviews.test.ts).
     const running = await serveOnCluster(db, kubeConfigAt(proxy.url, service.token), undefined, {
-      env: { SERVICE_AUTH: 'kubernetes', SERVICE_AUTH_REVIEW_TIMEOUT_MS: '1000', ...env },
+      env: { SERVICE_AUTH: 'kubernetes', SERVICE_AUTH_REVIEW_TIMEOUT_MS: '10000', ...env },
     });
     return { service: running, proxy };
   } catch (error) {
