@@ -121,7 +121,10 @@ describeOnPostgresInBrowser('dashboard with SERVICE_AUTH=kubernetes', () => {
     await dialog.getByRole('button', { name: 'Continue' }).click();
     await dialog.waitFor({ state: 'detached' }).catch(async (error: Error) => {
       // A dialog still open says why (a refusal, a review that failed): the failure says it too.
-      const said = await dialog.getByRole('alert').allTextContents().catch(() => []);
+      const said = await dialog
+        .getByRole('alert')
+        .allTextContents()
+        .catch(() => []);
       throw new Error(`${error.message}\nThe sign-in dialog said: ${said.join(' ') || '(nothing)'}`);
     });
     await page.locator('#account-name').filter({ hasText: person.username }).waitFor();
