@@ -50,7 +50,11 @@ describe('the runs of a watched CronJob', () => {
     );
     await createCronJob(
       kc,
-      plainCronJob('hungry', { labels, schedule: yearly, spec: utc, command: 'sleep 30' }),
+      plainCronJob('hungry', {
+        labels,
+        schedule: yearly,
+        spec: { ...utc, jobTemplate: jobTemplate({}, 'sleep 30', { limits: { memory: '64Mi' } }) },
+      }),
     );
     await createCronJob(
       kc,
@@ -136,7 +140,14 @@ describe('the runs of a watched CronJob', () => {
       const found = await executions(await jobIdOf('hungry'));
       return found.length === 1 ? found : null;
     }, 'the OOM-killed run');
-    expect(killed).toMatchObject({ status: 'failed', exitCode: 137, reason: 'OOMKilled' });
+    // The limit is named from the pod's spec.
+    expect(killed).toMatchObject({
+      status: 'failed',
+      exitCode: 137,
+      reason: 'OOMKilled',
+      reasonMessage:
+        'container "main" reached its memory limit of 64Mi and was killed by the kernel (Kubernetes does not report the peak usage)',
+    });
   }, 60_000);
 
   it('says plainly that the output is gone when the log could not be read before the pod went', async () => {
@@ -238,7 +249,7 @@ function watchedRunsOf(controller: Awaited<ReturnType<typeof runController>>): O
   return watched.runs;
 }
 
-function jobTemplate(spec: Obj, command: string): Obj {
+function jobTemplate(spec: Obj, command: string, resources: Obj = {}): Obj {
   return {
     spec: {
       backoffLimit: 0,
@@ -246,7 +257,7 @@ function jobTemplate(spec: Obj, command: string): Obj {
       template: {
         spec: {
           restartPolicy: 'Never',
-          containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', command] }],
+          containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', command], resources }],
         },
       },
     },
