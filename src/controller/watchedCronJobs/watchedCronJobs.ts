@@ -123,12 +123,10 @@ export class WatchedCronJobs {
     // Until the namespace's caches are filled, its pass waits for them and then does this too.
     if (!this.namespaces.isFilled(namespace)) return {};
     if (kind === 'wrun') return this.runs.reconcile(namespace, name);
-    // A CronJob changed: the namespace's pass counts it in the watches' statuses, and the Jobs
-    // the CronJob made before are looked at again (their runs are recorded now).
-    if (await this.selection.reconcileCronJob(namespace, name)) {
-      this.deps.enqueue(`watch/${namespace}/-`);
-      this.reconcileRuns(namespace, name);
-    }
+    // A CronJob's selection changed: the namespace's pass counts it in the watches' statuses and
+    // looks at the namespace's Jobs again, so the Jobs it made before are recorded now. One pass
+    // for many CronJobs labelled at once (the queue holds the key once), not a walk of every Job each.
+    if (await this.selection.reconcileCronJob(namespace, name)) this.deps.enqueue(`watch/${namespace}/-`);
     return {};
   }
 
@@ -154,7 +152,7 @@ export class WatchedCronJobs {
     if (holdsWatches && !this.namespaces.ensureOpen(namespace, again)) return {};
     await this.selection.reconcile(namespace);
     if (holdsWatches) {
-      this.reconcileRuns(namespace, null);
+      this.reconcileRuns(namespace);
       return {};
     }
     // Its last watch went: its CronJobs are watched no more (above), and what was held for them goes.
@@ -181,13 +179,12 @@ export class WatchedCronJobs {
   }
 
   /**
-   * The Jobs of a namespace (of one CronJob, when named) to look at again: a CronJob selected
-   * after its Jobs were made has their runs recorded then. Those recorded already are skipped.
+   * The CronJobs' Jobs of a namespace to look at again: a CronJob selected after its Jobs were made
+   * has their runs recorded then. Those recorded already are skipped.
    */
-  private reconcileRuns(namespace: string, cronJobName: string | null): void {
+  private reconcileRuns(namespace: string): void {
     for (const job of this.namespaces.jobs.list(namespace)) {
-      const owner = job.metadata?.ownerReferences?.find((ref) => ref.kind === 'CronJob');
-      if (owner && (cronJobName === null || owner.name === cronJobName)) this.enqueueRun(job.metadata);
+      if (job.metadata?.ownerReferences?.some((ref) => ref.kind === 'CronJob')) this.enqueueRun(job.metadata);
     }
   }
 
