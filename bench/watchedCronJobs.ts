@@ -3,10 +3,11 @@
  * probe `bench/probes/watchedCronJobsMemory.ts` and the bench's `watched` scenario. The Kubernetes
  * API emulator (test/support/kube/) runs in this process; `crondeck controller` runs from `dist/`
  * (`npm run build` first) as the image and the chart start it (its node flags: shippedStart.ts), in
- * a process of its own, on a database of its own. Three moments: the controller on an empty
+ * a process of its own, on a database of its own. Four moments: the controller on an empty
  * namespace; once the cluster holds the CronJobs (each with its finished Jobs, the pods of the last
- * 3), before any CronJobWatch; and once a CronJobWatch selects every CronJob and every Job's run is
- * recorded.
+ * 3), before any CronJobWatch; once a CronJobWatch that selects none of them has the namespace
+ * watched (every Job and pod cached, none recorded); and once a second one selects every CronJob
+ * and every Job's run is recorded.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,7 +22,7 @@ import { kubeConfigFor } from '../test/support/kube/kubeconfig';
 import { REPO_ROOT } from './harness';
 import { shippedStart } from './shippedStart';
 
-const NAMESPACE = 'platform';
+export const NAMESPACE = 'platform';
 /** The pods of each CronJob's last Jobs that the cluster keeps (the others' went with history). */
 export const PODS_KEPT = 3;
 const MINUTE = 60_000;
@@ -29,7 +30,7 @@ const MINUTE = 60_000;
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** CronJobs labelled watched=yes, each with its finished Jobs (as history limits keep them) and the last ones' pods. */
-function seedCluster(emu: KubeEmulator, cronJobCount: number, jobsPerCronJob: number): void {
+export function seedCluster(emu: KubeEmulator, cronJobCount: number, jobsPerCronJob: number): void {
   const base = Math.floor(Date.now() / MINUTE) * MINUTE - jobsPerCronJob * 60 * MINUTE;
   for (let c = 0; c < cronJobCount; c++) {
     const name = `task-${c}`;
@@ -256,6 +257,8 @@ export interface WatchedCronJobsMeasure {
   pods: number;
   empty: Memory;
   seeded: Memory;
+  /** The namespace watched, its CronJobs unselected: what its Jobs and pods cost in the caches. */
+  selectedNone: Memory;
   watched: Memory;
   /** From the CronJobWatch's creation until every run was recorded. */
   recordedInMs: number;
@@ -292,7 +295,22 @@ export async function measureWatchedCronJobs(options: {
     seedCluster(emu, cronJobCount, jobsPerCronJob);
     await waitForQuiet(controller, 'the caches to fill');
     const seeded = controller.memory();
-    log(`seeded in ${Math.round(performance.now() - seededAt)} ms; watching them`);
+    log(`seeded in ${Math.round(performance.now() - seededAt)} ms; watching the namespace`);
+    emu.seed(emu.typeByName('crondeck.dev/cronjobwatches'), {
+      apiVersion: 'crondeck.dev/v1alpha1',
+      kind: 'CronJobWatch',
+      metadata: { name: 'none-of-them', namespace: NAMESPACE },
+      spec: { names: ['not-a-cronjob-here'] },
+    });
+    await until(
+      async () =>
+        emu.watchesOpen().some((watch) => watch.resource === 'pods' && watch.namespace === NAMESPACE),
+      MINUTE,
+      'the namespace’s pods watched',
+    );
+    await waitForQuiet(controller, 'the namespace’s caches to fill');
+    const selectedNone = controller.memory();
+    log('the namespace watched, none selected; selecting them all');
     const watchedAt = performance.now();
     emu.seed(emu.typeByName('crondeck.dev/cronjobwatches'), {
       apiVersion: 'crondeck.dev/v1alpha1',
@@ -327,6 +345,7 @@ export async function measureWatchedCronJobs(options: {
       pods: cronJobCount * PODS_KEPT,
       empty,
       seeded,
+      selectedNone,
       watched,
       recordedInMs: performance.now() - watchedAt,
     };

@@ -1,7 +1,7 @@
 /**
  * `node -r ./test/support/registerTypeScript.js bench/probes/watchedCronJobsMemory.ts` (with
  * DATABASE_URL: a PostgreSQL server, of which it uses a fresh database; `npm run build` first): the
- * controller's resident memory watching 1,000 plain CronJobs among 10,000 Jobs (issue 40), at three
+ * controller's resident memory watching 1,000 plain CronJobs among 10,000 Jobs (issue 40), at four
  * moments (bench/watchedCronJobs.ts), and the cost per watched CronJob. BENCH_WATCHED_CRONJOBS and
  * BENCH_JOBS_PER_CRONJOB change the counts. `npm run bench -- watched` measures the same.
  */
@@ -18,11 +18,12 @@ async function main(): Promise<void> {
     jobsPerCronJob,
     log: (line) => process.stdout.write(`  ${line}\n`),
   });
-  const { cronJobs, jobs, pods, empty, seeded, watched } = measured;
+  const { cronJobs, jobs, pods, empty, seeded, selectedNone, watched } = measured;
   const line = (moment: string, memory: { rss: number; peak: number }) =>
     process.stdout.write(`${moment}: RSS ${megabytes(memory.rss)}, peak ${megabytes(memory.peak)}\n`);
   line('an empty namespace', empty);
-  line(`${cronJobs} CronJobs, ${jobs} Jobs, ${pods} pods, none watched`, seeded);
+  line(`${cronJobs} CronJobs, ${jobs} Jobs, ${pods} pods, no watch`, seeded);
+  line('a watch in their namespace selecting none of them', selectedNone);
   line(
     `all ${cronJobs} watched, every run recorded (in ${Math.round(measured.recordedInMs / 1000)} s)`,
     watched,
