@@ -62,4 +62,30 @@ describe('a list of Jobs, in pages', () => {
     expect(everywhere.items.length).toBeGreaterThan(2 * LIST_PAGE_SIZE + 1);
     expect(emu.requestCounts()['list jobs']).toBe(1 + 3);
   });
+
+  it('pages a list of metadata alone (as=PartialObjectMetadataList) as any list', async () => {
+    const page = async (query: string) => {
+      const response = await fetch(`${emu.url}/apis/batch/v1/namespaces/${NS}/jobs?${query}`, {
+        headers: {
+          authorization: `Bearer ${emu.adminToken}`,
+          accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json',
+        },
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { kind: string; metadata: Record<string, unknown>; items: unknown[] };
+    };
+    const first = await page(`limit=${LIST_PAGE_SIZE}`);
+    expect(first.kind).toBe('PartialObjectMetadataList');
+    expect(first.items).toHaveLength(LIST_PAGE_SIZE);
+    expect(first.metadata).toEqual({
+      continue: expect.any(String),
+      remainingItemCount: expect.any(Number),
+      resourceVersion: expect.any(String),
+    });
+    const second = await page(`limit=${LIST_PAGE_SIZE}&continue=${first.metadata.continue as string}`);
+    expect(second.items).toHaveLength(LIST_PAGE_SIZE);
+    expect(second.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+    // Unpaged, its metadata is the resourceVersion alone, as recorded (02-cr #42).
+    expect(Object.keys((await page('labelSelector=team=odd')).metadata)).toEqual(['resourceVersion']);
+  });
 });

@@ -186,12 +186,14 @@ export async function list(
   }
   metadata.resourceVersion = String(listRv);
   if (/as=PartialObjectMetadataList/.test(ctx.accept)) {
+    // The list's own metadata as any list's, but an unpaged one says no `continue` at all (02-cr #42).
+    const { continue: next, ...rest } = metadata;
     return {
       status: 200,
       body: {
         kind: 'PartialObjectMetadataList',
         apiVersion: 'meta.k8s.io/v1',
-        metadata: { resourceVersion: String(listRv) },
+        metadata: next ? metadata : rest,
         items: items.map((o) => ({
           kind: 'PartialObjectMetadata',
           apiVersion: 'meta.k8s.io/v1',
