@@ -1,3 +1,11 @@
+import {
+  CoreV1Api,
+  type ObjectCache,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Job,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import type { Database } from '../../src/store/database';
 import { findWatchedJob } from '../../src/store/watchedCronJobJobs';
 import { createTestDatabase } from '../support/database';
@@ -239,6 +247,33 @@ describe('the runs of a watched CronJob', () => {
     );
     expect(await executions(await jobIdOf('flaky'))).toHaveLength(2);
     expect(await executions(await jobIdOf('fine'))).toHaveLength(2);
+  }, 60_000);
+
+  it('keeps a recorded run’s Job and pods as metadata only, a pod that changes afterwards too', async () => {
+    const job = emu.createJobFromCronJob(NAMESPACE, 'fine', 'fine-manual-3');
+    emu.syncJob(NAMESPACE, job.metadata.name);
+    const pod = newestPod(job);
+    expect(await runPod(emu, NAMESPACE, pod.metadata.name)).toBe(0);
+    emu.syncJob(NAMESPACE, job.metadata.name);
+    const runs = watchedRunsOf(controller);
+    await until(() => (runs.settled as Map<string, string>).has(job.metadata.uid), 'the Job settled');
+    const { jobs, pods } = runs.deps.caches as { jobs: ObjectCache<V1Job>; pods: ObjectCache<V1Pod> };
+    const cachedPod = () => pods.get(pod.metadata.name, NAMESPACE);
+    const trimmed = (object: V1Job | V1Pod | undefined) => [object?.spec, object?.status];
+    expect(trimmed(jobs.get(job.metadata.name, NAMESPACE))).toEqual([undefined, undefined]);
+    expect(trimmed(cachedPod())).toEqual([undefined, undefined]);
+
+    // A label added to the pod: its event brings it back whole, and it is trimmed again at once.
+    await kc.makeApiClient(CoreV1Api).patchNamespacedPod(
+      {
+        namespace: NAMESPACE,
+        name: pod.metadata.name,
+        body: [{ op: 'add', path: '/metadata/labels/seen', value: 'yes' }],
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+    );
+    await until(() => cachedPod()?.metadata?.labels?.seen === 'yes', 'the pod’s change seen');
+    expect(trimmed(cachedPod())).toEqual([undefined, undefined]);
   }, 60_000);
 });
 

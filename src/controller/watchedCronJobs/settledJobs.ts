@@ -22,7 +22,13 @@ export function keepMetadataOnly(
   }
 }
 
-function dropSpecAndStatus(object: V1Job | V1Pod): void {
+/** Whether a cached Job or pod is still whole (not trimmed, or brought back whole by an event). */
+export function isWhole(object: V1Job | V1Pod): boolean {
+  return object.spec !== undefined || object.status !== undefined;
+}
+
+/** Trims one cached Job or pod to its metadata, in place. */
+export function dropSpecAndStatus(object: V1Job | V1Pod): void {
   delete object.spec;
   delete object.status;
 }

@@ -73,6 +73,7 @@ export class WatchedCronJobs {
       },
       podChanged: (pod, event) => {
         if (event === 'delete') this.runs.podDeleted(pod);
+        else this.runs.podChanged(pod);
         const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');
         if (owner) this.enqueueRun({ namespace: pod.metadata?.namespace, name: owner.name });
       },

@@ -13,7 +13,7 @@ import { slotOfKubeJob } from '../runs/jobSlot';
 import type { ReconcileResult } from '../scheduledJobs/scheduledJobReconciler';
 import type { PodLogs } from './podLogs';
 import { selectCronJobs } from './selection';
-import { keepMetadataOnly } from './settledJobs';
+import { dropSpecAndStatus, isWhole, keepMetadataOnly } from './settledJobs';
 import { type RunWarning, watchedAttempts } from './watchedAttempts';
 
 export interface WatchedRunReconcilerDeps {
@@ -85,6 +85,12 @@ export class WatchedRunReconciler {
     this.deps.logs.podGone(uid);
   }
 
+  /** A pod changed: one of a recorded Job, back whole in the cache, is trimmed again (settledJobs.ts). */
+  podChanged(pod: V1Pod): void {
+    const owner = pod.metadata?.ownerReferences?.find((ref) => ref.kind === 'Job');
+    if (owner && this.settled.has(owner.uid) && isWhole(pod)) dropSpecAndStatus(pod);
+  }
+
   /**
    * The namespace is watched no more (its last CronJobWatch went, its caches with it): what was
    * held for its runs goes, `pods` (its pods as cached) their logs read so far with it.
@@ -116,7 +122,9 @@ export class WatchedRunReconciler {
     const uid = kubeJob.metadata?.uid ?? '';
     const namespace = kubeJob.metadata?.namespace ?? '';
     if (this.settled.has(uid)) {
-      if (!gone) keepMetadataOnly(kubeJob, this.deps.caches);
+      // Only a Job an event brought back whole: a namespace's pass looks at every recorded Job,
+      // and a trim walks the namespace's pods (a pod brought back alone: podChanged).
+      if (!gone && isWhole(kubeJob)) keepMetadataOnly(kubeJob, this.deps.caches);
       return {};
     }
     const cronJobName = this.watchedCronJobOf(kubeJob);
